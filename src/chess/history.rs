@@ -1,0 +1,30 @@
+//! Zobrist keys of the positions played so far (game plus search path), for repetition draws.
+
+#[derive(Clone, Debug, Default)]
+pub struct KeyHistory {
+    keys: Vec<u64>,
+}
+
+impl KeyHistory {
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// Records the key of a position that has been reached.
+    pub fn push(&mut self, key: u64) {
+        self.keys.push(key);
+    }
+    pub fn pop(&mut self) {
+        self.keys.pop();
+    }
+    pub fn len(&self) -> usize {
+        self.keys.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+    /// True if `key` (the current position, not yet pushed) occurred before within the last
+    /// `halfmoves` plies; only positions with the same side to move are compared.
+    pub fn is_repetition(&self, key: u64, halfmoves: u32) -> bool {
+        todo!("{key} {halfmoves}")
+    }
+}

@@ -1,0 +1,11 @@
+//! Positions and moves over shakmaty, the compact board and its network encoding, and perft.
+
+pub mod board;
+pub mod history;
+pub mod perft;
+pub mod position;
+
+pub use board::{CompactBoard, ENCODING_NAME, ENCODING_WIDTH};
+pub use history::KeyHistory;
+pub use position::{ChessError, Position};
+pub use shakmaty::{Color, Move, MoveList, Role, Square};

@@ -1,0 +1,1 @@
+//! Owns position, TT, evaluator and search threads; `go` and `stop` never block.

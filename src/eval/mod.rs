@@ -1,0 +1,51 @@
+//! Batch-first evaluation. Search sees only the [`Evaluator`] trait; the net evaluator's
+//! batcher thread is the only place in the engine where inference runs.
+
+pub mod cache;
+pub mod fake;
+pub mod material;
+pub mod net_eval;
+
+pub use cache::EvalCache;
+pub use fake::FakeEvaluator;
+pub use material::MaterialEvaluator;
+pub use net_eval::{NetEvaluator, NetEvaluatorConfig};
+
+use crate::chess::CompactBoard;
+
+#[derive(Debug, thiserror::Error)]
+pub enum EvalError {
+    #[error("the evaluator thread has stopped: {0}")]
+    Stopped(String),
+    #[error("inference failed: {0}")]
+    Inference(String),
+}
+
+/// What search and the UCI layer may know about an evaluator.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EvalInfo {
+    /// Human-readable, e.g. "material" or "net cerise-small-0123456789ab (small)".
+    pub name: String,
+    /// "cpu", "cuda:0", …
+    pub device: String,
+    /// Largest batch one forward pass takes; larger calls are split by the evaluator.
+    pub max_batch: usize,
+}
+
+/// Scores many positions in one call.
+///
+/// Every score is in centipawns from the point of view of the side to move of that board
+/// (which, by the `CompactBoard` convention, is always "us").
+pub trait Evaluator: Send + Sync {
+    /// Replaces the contents of `out` with one score per board, in order.
+    fn evaluate(&self, boards: &[CompactBoard], out: &mut Vec<f32>) -> Result<(), EvalError>;
+
+    fn info(&self) -> EvalInfo;
+
+    /// Score and the terms that make it up, for the UCI `eval` command.
+    fn breakdown(&self, board: &CompactBoard) -> Result<Vec<(String, f32)>, EvalError> {
+        let mut out = Vec::with_capacity(1);
+        self.evaluate(std::slice::from_ref(board), &mut out)?;
+        Ok(vec![("total".to_string(), out[0])])
+    }
+}

@@ -1,0 +1,1 @@
+//! UCI text at the edge: parse lines into commands, format search events.
