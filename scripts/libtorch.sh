@@ -4,6 +4,9 @@
 #   scripts/libtorch.sh          CPU-only, ~0.5 GB, cut from the PyPI torch wheel
 #   scripts/libtorch.sh --cuda   the full CUDA-enabled torch (~2.7 GB) in a private venv
 #
+# The repo's `.libtorch` link is pointed at the result; `.cargo/config.toml` hands that to
+# torch-sys as LIBTORCH, so plain `cargo build` works afterwards.
+#
 # Idempotent: a finished install is marked with a stamp file and reused in milliseconds.
 # Progress goes to stderr; stdout is only the directory, so callers can capture it.
 set -euo pipefail
@@ -13,6 +16,9 @@ CUDART_VERSION=13.0.96
 CUPTI_VERSION=13.0.85
 CACHE="${CERISE_CACHE:-$HOME/.cache/cerise}"
 PY="${PYTHON:-python3}"
+
+repo="$(cd "$(dirname "$0")/.." && pwd)"
+link() { ln -sfn "$1" "$repo/.libtorch"; echo "$1"; }
 
 log() { echo "[libtorch] $*" >&2; }
 die() { echo "[libtorch] error: $*" >&2; exit 1; }
@@ -35,14 +41,14 @@ if [ "$variant" = cuda ]; then
     "$venv/bin/pip" install --progress-bar on "torch==$TORCH_VERSION" >&2
     touch "$stamp"
   fi
-  "$venv/bin/python" -c 'import torch, os; print(os.path.dirname(torch.__file__))'
+  link "$("$venv/bin/python" -c 'import torch, os; print(os.path.dirname(torch.__file__))')"
   exit 0
 fi
 
 dir="$CACHE/libtorch-$TORCH_VERSION-cpu"
 stamp="$dir/.cerise-ok"
 if [ -f "$stamp" ]; then
-  echo "$dir"
+  link "$dir"
   exit 0
 fi
 
@@ -90,4 +96,4 @@ rm -rf "$dir"
 mv "$tmp" "$dir"
 touch "$stamp"
 log "libtorch $TORCH_VERSION (CPU) ready in $dir ($(du -sh "$dir" | cut -f1))"
-echo "$dir"
+link "$dir"
