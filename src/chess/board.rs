@@ -21,13 +21,40 @@ pub struct CompactBoard(pub [u8; 64]);
 impl CompactBoard {
     /// The board of `pos` seen from its side to move (see the module convention).
     pub fn from_chess(pos: &shakmaty::Chess) -> Self {
-        todo!("{pos:?}")
+        use shakmaty::{Position as _, Role};
+        let board = pos.board();
+        let us = pos.turn();
+        // XOR with 56 flips the rank and keeps the file: the Black-to-move mirror.
+        let flip = if us == shakmaty::Color::White { 0 } else { 56 };
+        let ours = board.by_color(us).0;
+        let theirs = board.by_color(!us).0;
+        let mut out = [0u8; 64];
+        for role in Role::ALL {
+            let pieces = board.by_role(role).0;
+            let code = role as u8;
+            for (mut bits, offset) in [(pieces & ours, 0u8), (pieces & theirs, 6u8)] {
+                while bits != 0 {
+                    let sq = bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    out[sq ^ flip] = code + offset;
+                }
+            }
+        }
+        CompactBoard(out)
     }
 
     /// Writes the 768-wide one-hot encoding into `out` (every element is overwritten).
     /// Panics if `out.len() != ENCODING_WIDTH`.
     pub fn encode_into(&self, out: &mut [f32]) {
-        todo!("{out:?}")
+        assert_eq!(
+            out.len(),
+            ENCODING_WIDTH,
+            "encoding buffer must hold exactly ENCODING_WIDTH floats"
+        );
+        out.fill(0.0);
+        for feature in self.active_features() {
+            out[feature] = 1.0;
+        }
     }
 
     /// Indices of the set features, at most 32 (one per piece); faster than `encode_into`.

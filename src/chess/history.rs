@@ -25,6 +25,15 @@ impl KeyHistory {
     /// True if `key` (the current position, not yet pushed) occurred before within the last
     /// `halfmoves` plies; only positions with the same side to move are compared.
     pub fn is_repetition(&self, key: u64, halfmoves: u32) -> bool {
-        todo!("{key} {halfmoves}")
+        // The last entry is the parent (other side to move), so same-side positions sit at
+        // distances 2, 4, ... back from the current one, i.e. at indices len-2, len-4, ...
+        let window = (halfmoves as usize).min(self.keys.len());
+        self.keys
+            .iter()
+            .rev()
+            .take(window)
+            .skip(1)
+            .step_by(2)
+            .any(|&k| k == key)
     }
 }
