@@ -66,3 +66,132 @@ impl CompactBoard {
             .map(|(sq, &c)| (c as usize - 1) * 64 + sq)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chess::Position;
+    use shakmaty::Position as _;
+
+    /// The colour-flipped mirror of a FEN: ranks reversed, case swapped, side to move,
+    /// castling and the en passant rank flipped.
+    fn mirror_fen(fen: &str) -> String {
+        let fields: Vec<&str> = fen.split_whitespace().collect();
+        let swap_case = |s: &str| -> String {
+            s.chars()
+                .map(|c| {
+                    if c.is_ascii_uppercase() {
+                        c.to_ascii_lowercase()
+                    } else {
+                        c.to_ascii_uppercase()
+                    }
+                })
+                .collect()
+        };
+        let board: Vec<String> = fields[0].split('/').rev().map(swap_case).collect();
+        let turn = if fields[1] == "w" { "b" } else { "w" };
+        let castling = if fields[2] == "-" {
+            "-".to_string()
+        } else {
+            let mut c: Vec<char> = swap_case(fields[2]).chars().collect();
+            c.sort_by_key(|ch| (ch.is_ascii_lowercase(), *ch == 'q' || *ch == 'Q'));
+            c.into_iter().collect()
+        };
+        let ep = match fields[3] {
+            "-" => "-".to_string(),
+            sq => {
+                let b = sq.as_bytes();
+                format!("{}{}", b[0] as char, (b'9' - (b[1] - b'0')) as char)
+            }
+        };
+        format!(
+            "{} {turn} {castling} {ep} {} {}",
+            board.join("/"),
+            fields[4],
+            fields[5]
+        )
+    }
+
+    fn slow_compact(pos: &shakmaty::Chess) -> CompactBoard {
+        let mut out = [0u8; 64];
+        for (sq, piece) in pos.board().iter() {
+            let mut idx = sq as usize;
+            if pos.turn() == shakmaty::Color::Black {
+                idx ^= 56;
+            }
+            let offset = if piece.color == pos.turn() { 0 } else { 6 };
+            out[idx] = piece.role as u8 + offset;
+        }
+        CompactBoard(out)
+    }
+
+    const FENS: [&str; 5] = [
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+        "rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3",
+        "n1n5/PPPk4/8/8/8/8/4Kppp/5N1N b - - 0 1",
+        "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+    ];
+
+    #[test]
+    fn mirrored_positions_encode_identically() {
+        for fen in FENS {
+            let pos = Position::from_fen(fen).expect("test FEN valid");
+            let mirrored = Position::from_fen(&mirror_fen(fen)).expect("mirrored FEN valid");
+            assert_ne!(pos.turn(), mirrored.turn());
+            assert_eq!(pos.compact(), mirrored.compact(), "{fen}");
+            let mut a = vec![0.0f32; ENCODING_WIDTH];
+            let mut b = vec![1.0f32; ENCODING_WIDTH];
+            pos.compact().encode_into(&mut a);
+            mirrored.compact().encode_into(&mut b);
+            assert_eq!(a, b, "{fen}");
+        }
+    }
+
+    #[test]
+    fn fast_board_matches_square_by_square() {
+        for fen in FENS {
+            for f in [fen.to_string(), mirror_fen(fen)] {
+                let pos = Position::from_fen(&f).expect("test FEN valid");
+                assert_eq!(pos.compact(), slow_compact(pos.inner()), "{f}");
+            }
+        }
+    }
+
+    #[test]
+    fn one_hot_has_one_feature_per_piece() {
+        for fen in FENS {
+            let pos = Position::from_fen(fen).expect("test FEN valid");
+            let board = pos.compact();
+            let mut enc = vec![0.5f32; ENCODING_WIDTH];
+            board.encode_into(&mut enc);
+            let pieces = pos.inner().board().occupied().count();
+            assert!(enc.iter().all(|&x| x == 0.0 || x == 1.0));
+            assert_eq!(enc.iter().filter(|&&x| x == 1.0).count(), pieces);
+            let active: Vec<usize> = board.active_features().collect();
+            assert_eq!(active.len(), pieces);
+            assert!(active.iter().all(|&i| enc[i] == 1.0));
+            // Each occupied square lights exactly one of the 12 planes.
+            for sq in 0..64 {
+                let lit = (0..12).filter(|p| enc[p * 64 + sq] == 1.0).count();
+                assert_eq!(lit, usize::from(board.0[sq] != 0));
+            }
+        }
+    }
+
+    #[test]
+    fn side_to_move_pawns_are_on_rank_two() {
+        for turn in ["w", "b"] {
+            let fen = format!("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR {turn} KQkq - 0 1");
+            let board = Position::from_fen(&fen).expect("startpos").compact();
+            assert!(board.0[8..16].iter().all(|&c| c == 1), "{turn}: our pawns");
+            assert!(
+                board.0[48..56].iter().all(|&c| c == 7),
+                "{turn}: their pawns"
+            );
+            assert_eq!(board.0[4], 6, "{turn}: our king on e1");
+            assert_eq!(board.0[60], 12, "{turn}: their king on e8");
+            assert_eq!(board.0[3], 5, "{turn}: our queen on d1");
+        }
+    }
+}

@@ -37,3 +37,41 @@ impl KeyHistory {
             .any(|&k| k == key)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chess::Position;
+
+    #[test]
+    fn knight_shuffle_repeats_start() {
+        let mut pos = Position::startpos();
+        let mut history = KeyHistory::new();
+        for (i, uci) in ["g1f3", "g8f6", "f3g1", "f6g8"].iter().enumerate() {
+            history.push(pos.key());
+            let m = pos.parse_uci_move(uci).expect("legal shuffle move");
+            pos = pos.play(&m);
+            let repeated = history.is_repetition(pos.key(), pos.halfmoves());
+            assert_eq!(repeated, i == 3, "after {uci}");
+        }
+        assert_eq!(pos.key(), Position::startpos().key());
+        // The start position is 4 plies back: a window of 3 must not see it.
+        assert!(!history.is_repetition(pos.key(), 3));
+        assert!(history.is_repetition(pos.key(), 4));
+    }
+
+    #[test]
+    fn only_same_side_to_move_is_compared() {
+        let mut history = KeyHistory::new();
+        history.push(7);
+        // Distance 1 is the parent, with the other side to move.
+        assert!(!history.is_repetition(7, 100));
+        history.push(8);
+        assert!(history.is_repetition(7, 100));
+        assert!(!history.is_repetition(8, 100));
+        assert!(!history.is_repetition(7, 1));
+        assert!(!KeyHistory::new().is_repetition(7, 100));
+        history.pop();
+        assert_eq!(history.len(), 1);
+    }
+}
