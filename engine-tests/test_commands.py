@@ -1,0 +1,119 @@
+"""Shutdown on EOF, `bench` in both forms, and the `eval` / `d` debugging commands."""
+
+from __future__ import annotations
+
+import subprocess
+import time
+
+import chess
+
+from conftest import run_cli
+from uci_driver import BENCH_LINE
+
+
+def wait_exit(eng, seconds: float) -> int:
+    try:
+        return eng.proc.wait(seconds)
+    except subprocess.TimeoutExpired:
+        raise AssertionError(f"engine still running {seconds}s after EOF on stdin\n{eng.dump()}") from None
+
+
+def test_eof_when_idle_exits_zero(start_engine):
+    eng = start_engine()
+    eng.handshake()
+    eng.sync()
+    t0 = time.monotonic()
+    eng.close_stdin()
+    assert wait_exit(eng, 2.0) == 0
+    assert time.monotonic() - t0 < 2.0
+
+
+def test_eof_during_search_exits_zero(start_engine):
+    eng = start_engine()
+    eng.handshake()
+    eng.send("position startpos")
+    eng.send("go infinite")
+    time.sleep(0.5)
+    eng.close_stdin()
+    assert wait_exit(eng, 2.0) == 0
+
+
+def test_eof_without_handshake_exits_zero(start_engine):
+    eng = start_engine()
+    eng.close_stdin()
+    assert wait_exit(eng, 2.0) == 0
+
+
+def test_quit_during_search_exits_zero(start_engine):
+    eng = start_engine()
+    eng.handshake()
+    eng.send("go infinite")
+    time.sleep(0.3)
+    eng.send("quit")
+    assert wait_exit(eng, 2.0) == 0
+
+
+def test_uci_bench(engine):
+    engine.send("bench 3")
+    lines = engine.read_until(lambda t: bool(BENCH_LINE.match(t)), 120, "'N nodes M nps' after bench 3")
+    nodes = int(lines[-1].text.split()[0])
+    assert nodes > 0, engine.dump()
+    engine.sync()  # still responsive afterwards
+
+
+def cli_bench(cerise_bin, *args) -> int:
+    r = run_cli(cerise_bin, "bench", *args, timeout=300)
+    assert r.returncode == 0, f"bench {' '.join(args)} failed ({r.returncode}):\n{r.stderr[-3000:]}"
+    last = r.stdout.strip().splitlines()[-1] if r.stdout.strip() else ""
+    assert BENCH_LINE.match(last), f"last stdout line of bench is {last!r}, want 'N nodes M nps'"
+    return int(last.split()[0])
+
+
+def test_cli_bench_is_deterministic(cerise_bin):
+    first = cli_bench(cerise_bin, "4")
+    assert first > 0
+    assert cli_bench(cerise_bin, "4") == first, "bench 4 node count differs between two runs"
+
+
+def test_cli_bench_with_fake_eval(cerise_bin):
+    assert cli_bench(cerise_bin, "2", "1", "--eval", "fake") > 0
+
+
+def test_cli_bench_with_missing_net_fails_cleanly(cerise_bin, tmp_path):
+    r = run_cli(cerise_bin, "bench", "2", "1", "--eval", str(tmp_path / "nope.safetensors"))
+    assert r.returncode != 0
+    assert "nope.safetensors" in r.stderr, f"error does not name the file: {r.stderr!r}"
+    assert "panicked" not in r.stderr, r.stderr
+
+
+def test_unknown_subcommand_fails_cleanly(cerise_bin):
+    r = run_cli(cerise_bin, "frobnicate")
+    assert r.returncode != 0 and "panicked" not in r.stderr, r.stderr
+
+
+def test_d_shows_the_position(engine):
+    engine.send("position startpos moves e2e4 c7c5 g1f3")
+    engine.send("d")
+    shown = "\n".join(l.text for l in engine.sync())
+    board = chess.Board()
+    for m in ("e2e4", "c7c5", "g1f3"):
+        board.push_uci(m)
+    assert board.fen() in shown, f"`d` does not show {board.fen()}\n{engine.dump()}"
+
+
+def test_eval_prints_a_score(engine):
+    engine.send("position startpos")
+    engine.send("eval")
+    lines = engine.sync()
+    assert lines, f"`eval` printed nothing\n{engine.dump()}"
+    assert not engine.errors(lines), engine.dump()
+    assert any(ch.isdigit() for l in lines for ch in l.text), f"`eval` shows no number\n{engine.dump()}"
+
+
+def test_net_init_writes_a_loadable_net(engine, small_net):
+    engine.send(f"setoption name EvalFile value {small_net}")
+    lines = engine.sync(timeout=30)
+    assert not engine.errors(lines), engine.dump()
+    engine.send("position startpos")
+    out = engine.go("go depth 2", timeout=60)
+    assert chess.Move.from_uci(out.bestmove()) in chess.Board().legal_moves, engine.dump()
