@@ -1,1 +1,433 @@
 //! Owns position, TT, evaluator and search threads; `go` and `stop` never block.
+//!
+//! The façade knows nothing of UCI text: it takes parsed commands and returns values or
+//! `Err(String)` messages, and search events go out on the channel given to [`Engine::new`].
+
+pub mod evaluators;
+
+use crate::chess::{perft, ChessError, KeyHistory, Position};
+use crate::eval::{EvalCache, Evaluator};
+use crate::search::TranspositionTable;
+use crate::search::{
+    self, Limits, RootState, SearchConfig, SearchEvent, SearchHandle, SearchShared,
+};
+use crate::uci::command::PositionSpec;
+use crate::uci::options::{parse_change, OptionChange, Options};
+use crossbeam::channel::Sender;
+use std::sync::Arc;
+
+pub use evaluators::load_evaluator;
+
+/// Entries of the evaluation cache (8 bytes each).
+pub const EVAL_CACHE_ENTRIES: usize = 1 << 20;
+/// Deeper perft would hold the command loop for hours.
+pub const MAX_PERFT_DEPTH: u32 = 10;
+
+pub struct Engine {
+    root: RootState,
+    tt: Arc<TranspositionTable>,
+    eval: Arc<dyn Evaluator>,
+    cache: Arc<EvalCache>,
+    options: Options,
+    search: Option<SearchHandle>,
+    events: Sender<SearchEvent>,
+}
+
+/// The game so far: the position after `spec`'s moves, and the keys before it.
+/// Errors (bad FEN, illegal move) name the culprit.
+pub fn root_from_spec(spec: &PositionSpec) -> Result<RootState, ChessError> {
+    let mut position = match &spec.fen {
+        None => Position::startpos(),
+        Some(fen) => Position::from_fen(fen)?,
+    };
+    let mut history = KeyHistory::new();
+    for text in &spec.moves {
+        let mv = position.parse_uci_move(text)?;
+        history.push(position.key());
+        position = position.play(&mv);
+    }
+    Ok(RootState { position, history })
+}
+
+/// MiB of memory the kernel says is available, if it says.
+fn available_mib() -> Option<usize> {
+    let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = meminfo.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: usize = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib / 1024)
+}
+
+impl Engine {
+    /// Blocks while the default TT is allocated.
+    pub fn new(events: Sender<SearchEvent>) -> Self {
+        let options = Options::default();
+        Engine {
+            root: RootState {
+                position: Position::startpos(),
+                history: KeyHistory::new(),
+            },
+            tt: Arc::new(TranspositionTable::new(options.hash_mib)),
+            eval: Arc::new(crate::eval::MaterialEvaluator),
+            cache: Arc::new(EvalCache::new(EVAL_CACHE_ENTRIES)),
+            options,
+            search: None,
+            events,
+        }
+    }
+
+    /// Non-blocking.
+    pub fn options(&self) -> &Options {
+        &self.options
+    }
+
+    /// Non-blocking.
+    pub fn root(&self) -> &RootState {
+        &self.root
+    }
+
+    /// Non-blocking.
+    pub fn evaluator(&self) -> Arc<dyn Evaluator> {
+        self.eval.clone()
+    }
+
+    /// Non-blocking: true while a search started by `go` has not finished.
+    pub fn is_searching(&self) -> bool {
+        self.search.as_ref().is_some_and(|s| !s.is_finished())
+    }
+
+    /// Non-blocking: starts a search and returns. A search still running is stopped and
+    /// waited for first (UCI forbids a second `go`, but a GUI bug must not hang us).
+    /// `searchmoves` are checked against the position; nothing starts on an error.
+    pub fn go(&mut self, mut limits: Limits) -> Result<(), String> {
+        self.stop_and_wait();
+        let mut normalized = Vec::with_capacity(limits.searchmoves.len());
+        for text in &limits.searchmoves {
+            let mv = self
+                .root
+                .position
+                .parse_uci_move(text)
+                .map_err(|e| format!("searchmoves: {e}"))?;
+            normalized.push(self.root.position.move_to_uci(&mv));
+        }
+        limits.searchmoves = normalized;
+        let config = self.search_config(self.options.threads);
+        let shared = self.shared();
+        self.search = Some(search::start(
+            self.root.clone(),
+            limits,
+            config,
+            shared,
+            self.events.clone(),
+        ));
+        Ok(())
+    }
+
+    /// Non-blocking: asks the running search (if any) to finish; its `bestmove` follows.
+    pub fn stop(&self) {
+        if let Some(search) = &self.search {
+            search.stop();
+        }
+    }
+
+    /// Non-blocking.
+    pub fn ponderhit(&self) {
+        if let Some(search) = &self.search {
+            search.ponderhit();
+        }
+    }
+
+    /// Blocks until the running search (if any) has sent its `bestmove` and exited.
+    pub fn stop_and_wait(&mut self) {
+        if let Some(search) = self.search.take() {
+            search.stop();
+            search.wait();
+        }
+    }
+
+    /// Blocks only to stop a running search. On error the previous position is kept.
+    pub fn set_position(&mut self, spec: &PositionSpec) -> Result<(), String> {
+        self.stop_and_wait();
+        self.root = root_from_spec(spec).map_err(|e| e.to_string())?;
+        Ok(())
+    }
+
+    /// Blocks to stop a running search and to clear the TT and the evaluation cache.
+    pub fn new_game(&mut self) {
+        self.stop_and_wait();
+        self.tt.clear();
+        self.cache.clear();
+        self.root = RootState {
+            position: Position::startpos(),
+            history: KeyHistory::new(),
+        };
+    }
+
+    /// Blocks to stop a running search, and while a TT is allocated or a net loads.
+    /// `Ok(Some(text))` is news worth telling the GUI; on `Err` the option keeps its value.
+    pub fn set_option(&mut self, name: &str, value: &str) -> Result<Option<String>, String> {
+        let change = parse_change(name, value)?;
+        self.stop_and_wait();
+        match change {
+            OptionChange::Hash(mib) => {
+                if mib != self.options.hash_mib {
+                    if let Some(avail) = available_mib().filter(|&a| mib > a) {
+                        return Err(format!(
+                            "Hash {mib} MiB is more than the {avail} MiB of memory available; \
+                             choose a smaller Hash"
+                        ));
+                    }
+                    // Dropped first so the old and new tables never coexist in memory.
+                    self.tt = Arc::new(TranspositionTable::new(1));
+                    self.tt = Arc::new(TranspositionTable::new(mib));
+                    self.options.hash_mib = mib;
+                }
+                Ok(None)
+            }
+            OptionChange::Threads(n) => {
+                self.options.threads = n;
+                Ok(None)
+            }
+            OptionChange::MoveOverhead(d) => {
+                self.options.move_overhead = d;
+                Ok(None)
+            }
+            OptionChange::Ponder(on) => {
+                self.options.ponder = on;
+                Ok(None)
+            }
+            OptionChange::EvalFile(spec) => {
+                self.replace_evaluator(&spec, self.options.device)?;
+                self.options.eval_file = spec;
+                Ok(Some(self.evaluator_summary()))
+            }
+            OptionChange::Device(device) => {
+                let spec = self.options.eval_file.clone();
+                self.replace_evaluator(&spec, device)?;
+                self.options.device = device;
+                Ok(Some(self.evaluator_summary()))
+            }
+        }
+    }
+
+    fn replace_evaluator(
+        &mut self,
+        spec: &str,
+        device: crate::net::device::DeviceChoice,
+    ) -> Result<(), String> {
+        let eval = load_evaluator(spec, device)
+            .map_err(|e| format!("{e}; still using {}", self.eval.info().name))?;
+        self.eval = eval;
+        // Scores from the previous evaluator must not leak into the new one's searches.
+        self.cache.clear();
+        self.tt.clear();
+        Ok(())
+    }
+
+    /// Non-blocking.
+    pub fn evaluator_summary(&self) -> String {
+        let info = self.eval.info();
+        format!("evaluator {} on {}", info.name, info.device)
+    }
+
+    /// Blocks for one evaluation. Lines: evaluator, each term from the side to move and from
+    /// White's point of view.
+    pub fn eval_report(&self) -> Result<Vec<String>, String> {
+        let position = &self.root.position;
+        let board = position.compact();
+        let terms = self.eval.breakdown(&board).map_err(|e| e.to_string())?;
+        let white_sign = if position.turn() == crate::chess::Color::White {
+            1.0
+        } else {
+            -1.0
+        };
+        let stm = if white_sign > 0.0 { "white" } else { "black" };
+        let mut lines = vec![
+            self.evaluator_summary(),
+            format!("side to move: {stm}"),
+            format!("{:<16} {:>10} {:>10}", "term (cp)", "stm", "white"),
+        ];
+        for (name, score) in terms {
+            lines.push(format!(
+                "{name:<16} {score:>+10.1} {:>+10.1}",
+                score * white_sign
+            ));
+        }
+        Ok(lines)
+    }
+
+    /// Non-blocking. Diagram, FEN and key of the current position.
+    pub fn display(&self) -> Vec<String> {
+        let position = &self.root.position;
+        let mut lines: Vec<String> = position.diagram().lines().map(str::to_string).collect();
+        lines.push(format!("Fen: {}", position.fen()));
+        lines.push(format!("Key: {:016x}", position.key()));
+        lines
+    }
+
+    /// Blocks for the whole count: per-move lines `e2e4: 20`, a blank line, then
+    /// `Nodes searched: N`.
+    pub fn perft(&self, depth: u32) -> Result<Vec<String>, String> {
+        if depth > MAX_PERFT_DEPTH {
+            return Err(format!(
+                "perft depth {depth} is too deep; use at most {MAX_PERFT_DEPTH}"
+            ));
+        }
+        Ok(perft_lines(&self.root.position, depth))
+    }
+
+    /// Blocks for the whole bench, run with the current evaluator on fresh tables, so the
+    /// game's TT and cache are untouched.
+    pub fn bench(
+        &mut self,
+        depth: Option<u32>,
+        threads: Option<usize>,
+        progress: &mut dyn FnMut(&str),
+    ) -> Result<crate::bench::BenchSummary, String> {
+        self.stop_and_wait();
+        let config = crate::bench::BenchConfig {
+            depth: depth.unwrap_or(crate::bench::DEFAULT_DEPTH),
+            threads: threads.unwrap_or(1),
+            ..crate::bench::BenchConfig::default()
+        };
+        crate::bench::run(&config, self.eval.clone(), progress)
+    }
+
+    fn search_config(&self, threads: usize) -> SearchConfig {
+        SearchConfig {
+            threads,
+            move_overhead: self.options.move_overhead,
+        }
+    }
+
+    fn shared(&self) -> SearchShared {
+        SearchShared {
+            tt: self.tt.clone(),
+            eval: self.eval.clone(),
+            cache: self.cache.clone(),
+        }
+    }
+}
+
+/// Divide lines then the total, the format shared by the UCI command and the CLI.
+pub fn perft_lines(position: &Position, depth: u32) -> Vec<String> {
+    let mut lines = Vec::new();
+    let total = if depth == 0 {
+        1
+    } else {
+        let split = perft::divide(position, depth);
+        for (mv, count) in &split {
+            lines.push(format!("{mv}: {count}"));
+        }
+        split.iter().map(|(_, n)| n).sum()
+    };
+    lines.push(String::new());
+    lines.push(format!("Nodes searched: {total}"));
+    lines
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        self.stop_and_wait();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(fen: Option<&str>, moves: &[&str]) -> PositionSpec {
+        PositionSpec {
+            fen: fen.map(str::to_string),
+            moves: moves.iter().map(|m| m.to_string()).collect(),
+        }
+    }
+
+    fn engine() -> (Engine, crossbeam::channel::Receiver<SearchEvent>) {
+        let (tx, rx) = crossbeam::channel::unbounded();
+        (Engine::new(tx), rx)
+    }
+
+    #[test]
+    fn moves_are_played_and_history_recorded() {
+        let root = root_from_spec(&spec(None, &["e2e4", "e7e5", "g1f3"])).unwrap();
+        assert_eq!(
+            root.position.fen(),
+            "rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 1 2"
+        );
+        assert_eq!(root.history.len(), 3);
+    }
+
+    #[test]
+    fn fen_position_with_moves() {
+        let fen = "4k3/8/8/8/8/8/8/4K2R w K - 0 1";
+        let root = root_from_spec(&spec(Some(fen), &["e1g1"])).unwrap();
+        assert_eq!(root.position.fen(), "4k3/8/8/8/8/8/8/5RK1 b - - 1 1");
+    }
+
+    #[test]
+    fn bad_fen_or_illegal_move_keeps_the_old_position() {
+        let (mut engine, _rx) = engine();
+        engine.set_position(&spec(None, &["d2d4"])).unwrap();
+        let before = engine.root().position.fen();
+        for bad in [
+            spec(None, &["e2e4", "e2e4"]),
+            spec(None, &["e2e5"]),
+            spec(None, &["e2e4", "zzzz", "e7e5"]),
+            spec(Some("not a fen"), &[]),
+            spec(Some("8/8/8/8/8/8/8/8 w - - 0 1"), &[]),
+        ] {
+            let err = engine.set_position(&bad);
+            assert!(err.is_err(), "{bad:?} was accepted");
+            assert_eq!(engine.root().position.fen(), before);
+            assert_eq!(engine.root().history.len(), 1);
+        }
+    }
+
+    #[test]
+    fn bad_option_values_keep_old_values() {
+        let (mut engine, _rx) = engine();
+        engine.set_option("Threads", "4").unwrap();
+        assert!(engine.set_option("Threads", "0").is_err());
+        assert_eq!(engine.options().threads, 4);
+        assert!(engine
+            .set_option("EvalFile", "/no/such/net.safetensors")
+            .is_err());
+        assert_eq!(engine.options().eval_file, "<material>");
+        assert!(engine.evaluator().info().name.contains("material"));
+        engine.set_option("evalfile", "<fake>").unwrap();
+        assert_eq!(engine.options().eval_file, "<fake>");
+        assert!(engine.set_option("Hash", "65537").is_err());
+        assert_eq!(engine.options().hash_mib, 64);
+        engine.set_option("Hash", "2").unwrap();
+        assert_eq!(engine.options().hash_mib, 2);
+    }
+
+    #[test]
+    fn perft_lines_sum_the_divide() {
+        let lines = perft_lines(&Position::startpos(), 2);
+        assert_eq!(lines.len(), 22);
+        assert_eq!(lines.last().unwrap(), "Nodes searched: 400");
+        assert!(lines.iter().any(|l| l == "e2e4: 20"));
+        assert_eq!(
+            perft_lines(&Position::startpos(), 0).last().unwrap(),
+            "Nodes searched: 1"
+        );
+    }
+
+    #[test]
+    fn eval_report_shows_both_points_of_view() {
+        let (mut engine, _rx) = engine();
+        // Black to move, White a queen up: negative for the side to move.
+        let fen = "4k3/8/8/8/8/8/8/3QK3 b - - 0 1";
+        engine.set_position(&spec(Some(fen), &[])).unwrap();
+        let lines = engine.eval_report().unwrap();
+        assert_eq!(lines[1], "side to move: black");
+        let total = lines.iter().find(|l| l.starts_with("total")).unwrap();
+        let nums: Vec<f32> = total
+            .split_whitespace()
+            .skip(1)
+            .map(|t| t.parse().unwrap())
+            .collect();
+        assert!(nums[0] < 0.0 && nums[1] == -nums[0], "{total}");
+    }
+}

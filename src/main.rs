@@ -1,1 +1,172 @@
-fn main() {}
+//! The `cerise` binary: the UCI loop by default, plus bench, perft and net tools.
+
+use cerise::bench::{self, BenchConfig};
+use cerise::chess::perft;
+use cerise::chess::Position;
+use cerise::engine::{load_evaluator, perft_lines};
+use cerise::net::device::DeviceChoice;
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(
+    name = "cerise",
+    version,
+    about = "A UCI chess engine with a neural evaluator"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Cmd>,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Speak UCI on stdin/stdout (the default).
+    Uci,
+    /// Search fixed positions; the last line is `N nodes M nps`.
+    Bench {
+        /// Search depth per position.
+        depth: Option<u32>,
+        /// Search threads.
+        threads: Option<usize>,
+        /// `material`, `fake`, or the path of a .safetensors net.
+        #[arg(long, default_value = "<material>")]
+        eval: String,
+        /// Where a net runs: auto, cpu or cuda.
+        #[arg(long, default_value = "auto")]
+        device: DeviceChoice,
+    },
+    /// Count move-generation leaves, split by root move.
+    Perft {
+        depth: u32,
+        /// Position to count from (default: the start position).
+        #[arg(long)]
+        fen: Option<String>,
+    },
+    /// Check move generation against a perft suite (EPD with `;D1 20 ;D2 400 ...`).
+    PerftSuite {
+        #[arg(long, default_value = "../shared/data/perft/perftsuite.epd")]
+        file: PathBuf,
+        /// Deepest depth to check on each line.
+        #[arg(long, default_value_t = 5)]
+        depth: u32,
+    },
+    /// Network files.
+    Net {
+        #[command(subcommand)]
+        command: NetCmd,
+    },
+}
+
+#[derive(Subcommand)]
+enum NetCmd {
+    /// Write a randomly initialised net.
+    Init {
+        /// Architecture preset name.
+        #[arg(long)]
+        preset: String,
+        /// Output .safetensors path.
+        #[arg(long)]
+        out: PathBuf,
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli.command.unwrap_or(Cmd::Uci)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(command: Cmd) -> Result<(), String> {
+    match command {
+        Cmd::Uci => {
+            cerise::uci::run_stdio();
+            Ok(())
+        }
+        Cmd::Bench {
+            depth,
+            threads,
+            eval,
+            device,
+        } => {
+            let eval = load_evaluator(&eval, device)?;
+            eprintln!("bench with {} on {}", eval.info().name, eval.info().device);
+            let config = BenchConfig {
+                depth: depth.unwrap_or(bench::DEFAULT_DEPTH),
+                threads: threads.unwrap_or(1),
+                ..BenchConfig::default()
+            };
+            let summary = bench::run(&config, eval, &mut |line| eprintln!("{line}"))?;
+            eprintln!(
+                "{} positions, depth {}, {:.2} s",
+                summary.positions,
+                config.depth,
+                summary.elapsed.as_secs_f64()
+            );
+            println!("{}", summary.final_line());
+            Ok(())
+        }
+        Cmd::Perft { depth, fen } => {
+            let position = match fen {
+                Some(fen) => Position::from_fen(&fen).map_err(|e| e.to_string())?,
+                None => Position::startpos(),
+            };
+            let started = std::time::Instant::now();
+            let lines = perft_lines(&position, depth);
+            let elapsed = started.elapsed();
+            for line in &lines {
+                println!("{line}");
+            }
+            eprintln!("time {} ms", elapsed.as_millis());
+            Ok(())
+        }
+        Cmd::PerftSuite { file, depth } => perft_suite(&file, depth),
+        Cmd::Net {
+            command: NetCmd::Init { preset, out, seed },
+        } => {
+            let id = cerise::net::init_net(&preset, seed, &out).map_err(|e| e.to_string())?;
+            println!("wrote {} ({id})", out.display());
+            Ok(())
+        }
+    }
+}
+
+fn perft_suite(file: &std::path::Path, depth: u32) -> Result<(), String> {
+    let started = std::time::Instant::now();
+    let summary = perft::run_suite(file, depth, |line| {
+        let status = if line.ok() { "ok" } else { "MISMATCH" };
+        let deepest = line.results.last().map_or(0, |r| r.depth);
+        println!(
+            "line {:>3}: {status:<8} depth {deepest} {:>12} nodes  {}",
+            line.line_no, line.nodes, line.fen
+        );
+    })?;
+    let secs = started.elapsed().as_secs_f64();
+    for (line_no, d, expected, actual) in &summary.mismatches {
+        println!("mismatch: line {line_no} depth {d}: expected {expected}, counted {actual}");
+    }
+    println!(
+        "{} positions, {} depths checked, {} mismatches, {} nodes in {secs:.1} s",
+        summary.positions,
+        summary.depths_checked,
+        summary.mismatches.len(),
+        summary.nodes
+    );
+    if summary.passed() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{} perft mismatches in {}",
+            summary.mismatches.len(),
+            file.display()
+        ))
+    }
+}
