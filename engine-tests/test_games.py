@@ -18,8 +18,15 @@ MAX_PLIES = 150
 
 
 @pytest.mark.parametrize("evaluator", ["<material>", "<fake>", "small-net"])
-def test_game_against_sunfish(cerise_bin, sunfish_cmd, request, evaluator):
+def test_game_against_sunfish(cerise_bin, sunfish_cmd, start_engine, request, evaluator):
     evalfile = str(request.getfixturevalue("small_net")) if evaluator == "small-net" else evaluator
+    # python-chess does not surface `info string error`, so check first that the evaluator
+    # loads; otherwise the game would quietly be played with the material fallback.
+    probe = start_engine()
+    probe.handshake()
+    probe.send(f"setoption name EvalFile value {evalfile}")
+    assert not probe.errors(probe.sync(timeout=30)), f"EvalFile {evaluator} refused\n{probe.dump()}"
+    probe.quit()
     cerise = match.Player(str(cerise_bin), {"EvalFile": evalfile}, name="cerise")
     sunfish = match.Player(" ".join(sunfish_cmd), {}, name="sunfish")
     openings = match.read_openings(REPO / "bench" / "openings.epd")

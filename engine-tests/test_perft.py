@@ -12,6 +12,14 @@ from conftest import run_cli
 
 MAX_DEPTH = 4
 DIVIDE_LINE = re.compile(r"^([a-h][1-8][a-h][1-8][qrbn]?):?\s+(\d+)\s*$")
+TOTAL_LINE = re.compile(r"^Nodes searched: (\d+)$")
+
+
+def total_of(lines: list[str]) -> int:
+    """The `Nodes searched: N` total that ends perft output (the Stockfish convention)."""
+    totals = [int(m.group(1)) for l in lines if (m := TOTAL_LINE.match(l.strip()))]
+    assert len(totals) == 1, f"want one 'Nodes searched: N' line, got {totals}:\n" + "\n".join(lines[-30:])
+    return totals[0]
 
 
 def load_suite(data_dir):
@@ -50,15 +58,13 @@ def test_perft_subcommand_missing_file_is_an_error(cerise_bin, tmp_path):
 def cli_perft(cerise_bin, fen: str, depth: int) -> tuple[int, dict[str, int], str]:
     r = run_cli(cerise_bin, "perft", str(depth), "--fen", fen)
     assert r.returncode == 0, f"perft {depth} --fen '{fen}' failed ({r.returncode}):\n{r.stderr}"
-    numbers = re.findall(r"\d+", r.stdout)
-    assert numbers, f"perft printed no count:\n{r.stdout}"
+    total = total_of(r.stdout.splitlines())
     divide = {}
     for line in r.stdout.splitlines():
         m = DIVIDE_LINE.match(line.strip())
         if m:
             divide[m.group(1)] = int(m.group(2))
-    # The total is the last number printed (after any per-move breakdown).
-    return int(numbers[-1]), divide, r.stdout
+    return total, divide, r.stdout
 
 
 def test_every_suite_position_to_depth_4_via_perft(cerise_bin, data_dir):
@@ -90,5 +96,4 @@ def test_uci_perft_command_matches_suite(engine, data_dir, depth):
     engine.send(f"position fen {fen}")
     engine.send(f"perft {depth}")
     lines = engine.sync(timeout=60)
-    numbers = [int(n) for l in lines for n in re.findall(r"\d+", l.text)]
-    assert numbers and numbers[-1] == counts[depth], f"expected {counts[depth]}\n{engine.dump()}"
+    assert total_of([l.text for l in lines]) == counts[depth], engine.dump()
