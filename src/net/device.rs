@@ -1,1 +1,118 @@
+//! Which device inference runs on, chosen by the user as text.
 
+use super::NetError;
+use std::str::FromStr;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum DeviceChoice {
+    /// CUDA when this build and machine have it, else CPU.
+    #[default]
+    Auto,
+    Cpu,
+    Cuda,
+}
+
+impl FromStr for DeviceChoice {
+    type Err = NetError;
+
+    fn from_str(text: &str) -> Result<Self, NetError> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "auto" => Ok(DeviceChoice::Auto),
+            "cpu" => Ok(DeviceChoice::Cpu),
+            "cuda" => Ok(DeviceChoice::Cuda),
+            _ => Err(NetError::BadDevice {
+                text: text.to_string(),
+            }),
+        }
+    }
+}
+
+impl std::fmt::Display for DeviceChoice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            DeviceChoice::Auto => "auto",
+            DeviceChoice::Cpu => "cpu",
+            DeviceChoice::Cuda => "cuda",
+        })
+    }
+}
+
+impl DeviceChoice {
+    pub fn resolve(self) -> Result<tch::Device, NetError> {
+        match self {
+            DeviceChoice::Cpu => Ok(tch::Device::Cpu),
+            DeviceChoice::Auto if tch::Cuda::is_available() => Ok(tch::Device::Cuda(0)),
+            DeviceChoice::Auto => Ok(tch::Device::Cpu),
+            DeviceChoice::Cuda if tch::Cuda::is_available() => Ok(tch::Device::Cuda(0)),
+            DeviceChoice::Cuda => Err(NetError::CudaUnavailable),
+        }
+    }
+}
+
+/// "cpu", "cuda:0", … as shown in `EvalInfo::device`.
+pub fn device_name(device: tch::Device) -> String {
+    match device {
+        tch::Device::Cpu => "cpu".to_string(),
+        tch::Device::Cuda(i) => format!("cuda:{i}"),
+        other => format!("{other:?}").to_ascii_lowercase(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_case_insensitively() {
+        assert_eq!(
+            "AUTO".parse::<DeviceChoice>().ok(),
+            Some(DeviceChoice::Auto)
+        );
+        assert_eq!(
+            " cpu ".parse::<DeviceChoice>().ok(),
+            Some(DeviceChoice::Cpu)
+        );
+        assert_eq!(
+            "Cuda".parse::<DeviceChoice>().ok(),
+            Some(DeviceChoice::Cuda)
+        );
+        for c in [DeviceChoice::Auto, DeviceChoice::Cpu, DeviceChoice::Cuda] {
+            assert_eq!(c.to_string().parse::<DeviceChoice>().ok(), Some(c));
+        }
+    }
+
+    #[test]
+    fn rejects_unknown_with_the_valid_choices() {
+        let err = "gpu"
+            .parse::<DeviceChoice>()
+            .expect_err("gpu is not a choice");
+        let msg = err.to_string();
+        assert!(
+            msg.contains("gpu") && msg.contains("auto, cpu or cuda"),
+            "{msg}"
+        );
+    }
+
+    #[test]
+    fn resolve_follows_cuda_availability() {
+        assert_eq!(DeviceChoice::Cpu.resolve().ok(), Some(tch::Device::Cpu));
+        let cuda = tch::Cuda::is_available();
+        let auto = DeviceChoice::Auto.resolve().expect("auto always resolves");
+        assert_eq!(auto.is_cuda(), cuda);
+        match DeviceChoice::Cuda.resolve() {
+            Ok(d) => assert!(cuda && d.is_cuda()),
+            Err(e) => {
+                assert!(!cuda);
+                let msg = e.to_string();
+                assert!(msg.contains("scripts/libtorch.sh --cuda"), "{msg}");
+                assert!(msg.contains("--features cuda"), "{msg}");
+            }
+        }
+    }
+
+    #[test]
+    fn device_names() {
+        assert_eq!(device_name(tch::Device::Cpu), "cpu");
+        assert_eq!(device_name(tch::Device::Cuda(1)), "cuda:1");
+    }
+}

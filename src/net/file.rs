@@ -1,1 +1,671 @@
+//! The net file: safetensors holding `l{i}.weight` / `l{i}.bias` as F32, plus metadata that
+//! says exactly what the weights mean. Loading checks all of it; a net that does not match
+//! this engine is refused with a [`NetError`], never replaced by random weights.
 
+use super::{Arch, NetError};
+use crate::chess::ENCODING_NAME;
+use safetensors::{Dtype, SafeTensors};
+use sha2::{Digest, Sha256};
+use std::collections::HashMap;
+use std::path::Path;
+use tch::nn::VarStore;
+use tch::Tensor;
+
+pub const FORMAT_NAME: &str = "cerise-net";
+pub const FORMAT_VERSION: u32 = 1;
+pub const ARCH_NAME: &str = "mlp";
+pub const DEFAULT_CP_PER_UNIT: f32 = 100.0;
+
+/// What the weights mean, as stored in the safetensors `__metadata__`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NetMeta {
+    /// The preset the shape came from, or any label for a custom shape.
+    pub preset: String,
+    pub arch: Arch,
+    /// The board encoding the net was trained on; must equal [`ENCODING_NAME`] to load.
+    pub encoding: String,
+    /// Centipawns per unit of raw network output (see the sign convention in `mlp`).
+    pub cp_per_unit: f32,
+    pub description: Option<String>,
+}
+
+impl NetMeta {
+    /// Metadata for a fresh net of a preset, on this engine's encoding.
+    pub fn for_preset(preset: &str) -> Result<Self, NetError> {
+        Ok(NetMeta {
+            preset: preset.to_ascii_lowercase(),
+            arch: Arch::preset(preset)?,
+            encoding: ENCODING_NAME.to_string(),
+            cp_per_unit: DEFAULT_CP_PER_UNIT,
+            description: None,
+        })
+    }
+
+    fn to_pairs(&self) -> Vec<(&'static str, String)> {
+        let mut pairs = vec![
+            ("arch", ARCH_NAME.to_string()),
+            ("cp_per_unit", self.cp_per_unit.to_string()),
+            ("encoding", self.encoding.clone()),
+            ("format", FORMAT_NAME.to_string()),
+            ("format_version", FORMAT_VERSION.to_string()),
+            ("preset", self.preset.clone()),
+            ("widths", self.arch.widths_string()),
+        ];
+        if let Some(d) = &self.description {
+            pairs.push(("description", d.clone()));
+        }
+        pairs.sort();
+        pairs
+    }
+}
+
+/// One parameter tensor in host memory.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TensorData {
+    pub shape: Vec<usize>,
+    pub values: Vec<f32>,
+}
+
+/// A validated net: its metadata and every tensor its architecture needs, in host memory,
+/// so it can be moved to the thread that will own the libtorch module.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NetFile {
+    pub meta: NetMeta,
+    pub tensors: Vec<(String, TensorData)>,
+    /// [`content_id`] of the bytes it was read from or written to.
+    pub content_id: String,
+}
+
+/// First 12 hex digits of the SHA-256 of a net file, naming its weights.
+pub fn content_id(bytes: &[u8]) -> String {
+    let digest = Sha256::digest(bytes);
+    digest.iter().take(6).map(|b| format!("{b:02x}")).collect()
+}
+
+impl NetFile {
+    /// Copies the parameters out of a VarStore built by [`super::Mlp::new`].
+    pub fn from_varstore(meta: NetMeta, vs: &VarStore) -> Result<Self, NetError> {
+        let vars = vs.variables();
+        let widths = meta.arch.widths_string();
+        let expected = meta.arch.tensor_shapes();
+        if let Some(extra) = vars.keys().find(|k| !expected.iter().any(|(n, _)| n == *k)) {
+            return Err(NetError::UnexpectedTensor {
+                origin: "the VarStore".to_string(),
+                name: extra.clone(),
+                widths,
+            });
+        }
+        let mut tensors = Vec::with_capacity(expected.len());
+        for (name, shape) in expected {
+            let var = vars.get(&name).ok_or_else(|| NetError::MissingTensor {
+                origin: "the VarStore".to_string(),
+                name: name.clone(),
+                widths: widths.clone(),
+            })?;
+            let found: Vec<usize> = var.size().iter().map(|&d| d as usize).collect();
+            if found != shape {
+                return Err(NetError::ShapeMismatch {
+                    origin: "the VarStore".to_string(),
+                    name,
+                    expected: shape,
+                    found,
+                    widths,
+                });
+            }
+            let n = shape.iter().product();
+            let mut values = vec![0f32; n];
+            var.f_to_kind(tch::Kind::Float)
+                .and_then(|t| t.f_copy_data(&mut values, n))
+                .map_err(|e| NetError::torch(&format!("reading tensor {name}"), e))?;
+            tensors.push((name, TensorData { shape, values }));
+        }
+        Ok(NetFile {
+            meta,
+            tensors,
+            content_id: String::new(),
+        })
+    }
+
+    /// Serialises to safetensors bytes. The header is canonical (metadata keys and tensor
+    /// names sorted), so the same weights and metadata always give the same bytes.
+    pub fn to_bytes(&self) -> Result<Vec<u8>, NetError> {
+        let raw: Vec<(String, Vec<usize>, Vec<u8>)> = self
+            .tensors
+            .iter()
+            .map(|(name, t)| {
+                let bytes = t.values.iter().flat_map(|v| v.to_le_bytes()).collect();
+                (name.clone(), t.shape.clone(), bytes)
+            })
+            .collect();
+        let views = raw
+            .iter()
+            .map(|(name, shape, bytes)| {
+                safetensors::tensor::TensorView::new(Dtype::F32, shape.clone(), bytes)
+                    .map(|v| (name.clone(), v))
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| {
+                NetError::BadConfig(format!("tensor data does not match its shape: {e}"))
+            })?;
+        // The crate writes metadata from a randomly-ordered HashMap, which would make files
+        // differ run to run; write tensors with it and splice in sorted metadata ourselves.
+        let plain = safetensors::serialize(views, None)
+            .map_err(|e| NetError::BadConfig(format!("cannot serialise tensors: {e}")))?;
+        let bytes = splice_metadata(&plain, &self.meta.to_pairs());
+        // Never write a file this engine could not read back.
+        SafeTensors::deserialize(&bytes).map_err(|e| NetError::NotSafetensors {
+            origin: "the serialised net".to_string(),
+            reason: e.to_string(),
+        })?;
+        Ok(bytes)
+    }
+
+    /// Overwrites every parameter of a VarStore built by [`super::Mlp::new`] with this net's
+    /// weights; the VarStore must have exactly this net's tensors.
+    pub fn copy_into(&self, vs: &VarStore) -> Result<(), NetError> {
+        let vars = vs.variables();
+        let widths = self.meta.arch.widths_string();
+        if vars.len() != self.tensors.len() {
+            return Err(NetError::BadConfig(format!(
+                "the VarStore has {} tensors, the net {} (widths {widths})",
+                vars.len(),
+                self.tensors.len()
+            )));
+        }
+        tch::no_grad(|| {
+            for (name, data) in &self.tensors {
+                let mut var = vars
+                    .get(name)
+                    .ok_or_else(|| NetError::MissingTensor {
+                        origin: "the VarStore".to_string(),
+                        name: name.clone(),
+                        widths: widths.clone(),
+                    })?
+                    .shallow_clone();
+                let shape: Vec<i64> = data.shape.iter().map(|&d| d as i64).collect();
+                Tensor::f_from_slice(&data.values)
+                    .and_then(|t| t.f_view(shape.as_slice()))
+                    .and_then(|t| var.f_copy_(&t))
+                    .map_err(|e| NetError::torch(&format!("copying tensor {name}"), e))?;
+            }
+            Ok(())
+        })
+    }
+}
+
+/// Serialises a VarStore built by [`super::Mlp::new`] with its metadata.
+pub fn to_bytes(meta: &NetMeta, vs: &VarStore) -> Result<Vec<u8>, NetError> {
+    NetFile::from_varstore(meta.clone(), vs)?.to_bytes()
+}
+
+/// Writes a net file; returns its [`content_id`].
+pub fn save(path: &Path, meta: &NetMeta, vs: &VarStore) -> Result<String, NetError> {
+    let bytes = to_bytes(meta, vs)?;
+    write_atomically(path, &bytes)?;
+    Ok(content_id(&bytes))
+}
+
+/// Writes beside `path` and renames, so a reader never sees a half-written net.
+fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), NetError> {
+    static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let mut tmp_name = path.file_name().unwrap_or_default().to_os_string();
+    tmp_name.push(format!(".tmp-{}-{n}", std::process::id()));
+    let tmp = path.with_file_name(tmp_name);
+    let result = std::fs::write(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, path));
+    result.map_err(|source| {
+        let _ = std::fs::remove_file(&tmp);
+        NetError::Write {
+            path: path.display().to_string(),
+            source,
+        }
+    })
+}
+
+/// Reads and validates a net file.
+pub fn load(path: &Path) -> Result<NetFile, NetError> {
+    let bytes = std::fs::read(path).map_err(|source| NetError::Read {
+        path: path.display().to_string(),
+        source,
+    })?;
+    load_bytes(&bytes, &path.display().to_string())
+}
+
+/// Validates a net held in memory (e.g. embedded with `include_bytes!`); `origin` names it
+/// in errors.
+pub fn load_bytes(bytes: &[u8], origin: &str) -> Result<NetFile, NetError> {
+    let not_st = |reason: String| NetError::NotSafetensors {
+        origin: origin.to_string(),
+        reason,
+    };
+    let (_, header) = SafeTensors::read_metadata(bytes).map_err(|e| not_st(e.to_string()))?;
+    let st = SafeTensors::deserialize(bytes).map_err(|e| not_st(e.to_string()))?;
+    let empty = HashMap::new();
+    let md = header.metadata().as_ref().unwrap_or(&empty);
+    let meta = parse_meta(md, origin)?;
+    let widths = meta.arch.widths_string();
+
+    let expected = meta.arch.tensor_shapes();
+    if let Some(extra) = st
+        .names()
+        .into_iter()
+        .find(|n| !expected.iter().any(|(e, _)| e == n))
+    {
+        return Err(NetError::UnexpectedTensor {
+            origin: origin.to_string(),
+            name: extra.to_string(),
+            widths,
+        });
+    }
+    let mut tensors = Vec::with_capacity(expected.len());
+    for (name, shape) in expected {
+        let view = st.tensor(&name).map_err(|_| NetError::MissingTensor {
+            origin: origin.to_string(),
+            name: name.clone(),
+            widths: widths.clone(),
+        })?;
+        if view.dtype() != Dtype::F32 {
+            return Err(NetError::WrongDtype {
+                origin: origin.to_string(),
+                name,
+                found: format!("{:?}", view.dtype()),
+            });
+        }
+        if view.shape() != shape.as_slice() {
+            return Err(NetError::ShapeMismatch {
+                origin: origin.to_string(),
+                name,
+                expected: shape,
+                found: view.shape().to_vec(),
+                widths,
+            });
+        }
+        let values: Vec<f32> = view
+            .data()
+            .chunks_exact(4)
+            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        if let Some(bad) = values.iter().find(|v| !v.is_finite()) {
+            return Err(NetError::BadMetadata {
+                origin: origin.to_string(),
+                key: name,
+                value: bad.to_string(),
+                reason: "weights must be finite; the net diverged in training or is corrupt"
+                    .to_string(),
+            });
+        }
+        tensors.push((name, TensorData { shape, values }));
+    }
+    Ok(NetFile {
+        meta,
+        tensors,
+        content_id: content_id(bytes),
+    })
+}
+
+fn parse_meta(md: &HashMap<String, String>, origin: &str) -> Result<NetMeta, NetError> {
+    let missing = "(missing)".to_string();
+    let get = |key: &str| md.get(key);
+    let bad = |key: &str, value: &str, reason: String| NetError::BadMetadata {
+        origin: origin.to_string(),
+        key: key.to_string(),
+        value: value.to_string(),
+        reason,
+    };
+    let format = get("format").unwrap_or(&missing);
+    if format != FORMAT_NAME {
+        return Err(NetError::WrongFormat {
+            origin: origin.to_string(),
+            found: format.clone(),
+        });
+    }
+    let version = get("format_version").unwrap_or(&missing);
+    if version.trim() != FORMAT_VERSION.to_string() {
+        return Err(NetError::UnsupportedVersion {
+            origin: origin.to_string(),
+            found: version.clone(),
+            supported: FORMAT_VERSION,
+        });
+    }
+    let arch_name = get("arch").unwrap_or(&missing);
+    if arch_name != ARCH_NAME {
+        return Err(NetError::UnknownArch {
+            origin: origin.to_string(),
+            found: arch_name.clone(),
+        });
+    }
+    let widths_text = get("widths").ok_or_else(|| {
+        bad(
+            "widths",
+            "",
+            "missing; it lists the layer widths, e.g. 768,256,32,1".to_string(),
+        )
+    })?;
+    let arch =
+        Arch::parse_widths(widths_text).map_err(|e| bad("widths", widths_text, e.to_string()))?;
+    let encoding = get("encoding").ok_or_else(|| {
+        bad(
+            "encoding",
+            "",
+            "missing; it names the board encoding".to_string(),
+        )
+    })?;
+    if encoding != ENCODING_NAME {
+        return Err(NetError::EncodingMismatch {
+            origin: origin.to_string(),
+            file: encoding.clone(),
+            engine: ENCODING_NAME.to_string(),
+        });
+    }
+    let cp_text = get("cp_per_unit").ok_or_else(|| {
+        bad(
+            "cp_per_unit",
+            "",
+            "missing; it scales the output to centipawns".to_string(),
+        )
+    })?;
+    let cp_per_unit = cp_text
+        .trim()
+        .parse::<f32>()
+        .ok()
+        .filter(|c| c.is_finite() && *c > 0.0)
+        .ok_or_else(|| {
+            bad(
+                "cp_per_unit",
+                cp_text,
+                "must be a positive number".to_string(),
+            )
+        })?;
+    let preset = get("preset")
+        .ok_or_else(|| bad("preset", "", "missing; it labels the shape".to_string()))?
+        .clone();
+    Ok(NetMeta {
+        preset,
+        arch,
+        encoding: encoding.clone(),
+        cp_per_unit,
+        description: get("description").cloned(),
+    })
+}
+
+/// Inserts `"__metadata__":{…}` as the first entry of a safetensors header written without
+/// metadata. Data offsets are relative to the end of the header, so only the length changes.
+fn splice_metadata(plain: &[u8], pairs: &[(&str, String)]) -> Vec<u8> {
+    let n = u64::from_le_bytes(plain[..8].try_into().unwrap_or([0; 8])) as usize;
+    let header = std::str::from_utf8(&plain[8..8 + n])
+        .unwrap_or("{}")
+        .trim_end();
+    let rest = header.strip_prefix('{').unwrap_or("}");
+    let entries: Vec<String> = pairs
+        .iter()
+        .map(|(k, v)| format!("{}:{}", json_string(k), json_string(v)))
+        .collect();
+    let sep = if rest.trim_start().starts_with('}') {
+        ""
+    } else {
+        ","
+    };
+    let mut new_header = format!("{{\"__metadata__\":{{{}}}{sep}{rest}", entries.join(","));
+    while new_header.len() % 8 != 0 {
+        new_header.push(' ');
+    }
+    let mut out = Vec::with_capacity(8 + new_header.len() + plain.len() - 8 - n);
+    out.extend((new_header.len() as u64).to_le_bytes());
+    out.extend(new_header.as_bytes());
+    out.extend(&plain[8 + n..]);
+    out
+}
+
+fn json_string(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::init::seeded;
+    use crate::net::{init_net, Mlp};
+    use tch::{Device, Kind};
+
+    fn temp_path(name: &str) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("cerise-net-tests-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir is writable");
+        dir.join(name)
+    }
+
+    fn small_net(seed: u64) -> NetFile {
+        let path = temp_path(&format!("small-{seed}.safetensors"));
+        init_net("small", seed, &path).expect("init works");
+        load(&path).expect("fresh net loads")
+    }
+
+    /// A file with arbitrary metadata pairs and the given tensors, bypassing `to_pairs`.
+    fn craft(pairs: &[(&str, &str)], tensors: &[(String, Dtype, Vec<usize>, Vec<u8>)]) -> Vec<u8> {
+        let views: Vec<_> = tensors
+            .iter()
+            .map(|(n, d, s, b)| {
+                let view = safetensors::tensor::TensorView::new(*d, s.clone(), b)
+                    .expect("consistent test tensor");
+                (n.clone(), view)
+            })
+            .collect();
+        let plain = safetensors::serialize(views, None).expect("serialises");
+        let owned: Vec<(&str, String)> = pairs.iter().map(|(k, v)| (*k, v.to_string())).collect();
+        splice_metadata(&plain, &owned)
+    }
+
+    fn good_pairs() -> Vec<(&'static str, &'static str)> {
+        vec![
+            ("format", FORMAT_NAME),
+            ("format_version", "1"),
+            ("arch", "mlp"),
+            ("widths", "768,256,32,1"),
+            ("preset", "small"),
+            ("encoding", ENCODING_NAME),
+            ("cp_per_unit", "100"),
+        ]
+    }
+
+    fn raw_tensors(net: &NetFile) -> Vec<(String, Dtype, Vec<usize>, Vec<u8>)> {
+        net.tensors
+            .iter()
+            .map(|(n, t)| {
+                let bytes = t.values.iter().flat_map(|v| v.to_le_bytes()).collect();
+                (n.clone(), Dtype::F32, t.shape.clone(), bytes)
+            })
+            .collect()
+    }
+
+    fn with_pair(key: &'static str, value: &'static str) -> Vec<(&'static str, &'static str)> {
+        let mut pairs: Vec<_> = good_pairs()
+            .into_iter()
+            .filter(|(k, _)| *k != key)
+            .collect();
+        if !value.is_empty() {
+            pairs.push((key, value));
+        }
+        pairs
+    }
+
+    #[test]
+    fn init_is_deterministic_and_seed_sensitive() {
+        let (a, b, c) = (temp_path("a.st"), temp_path("b.st"), temp_path("c.st"));
+        let ida = init_net("small", 7, &a).expect("init works");
+        let idb = init_net("small", 7, &b).expect("init works");
+        init_net("small", 8, &c).expect("init works");
+        let (ba, bb, bc) = (
+            std::fs::read(&a).expect("written"),
+            std::fs::read(&b).expect("written"),
+            std::fs::read(&c).expect("written"),
+        );
+        assert_eq!(ba, bb);
+        assert_ne!(ba, bc);
+        assert_eq!(ida, idb);
+        assert_eq!(ida, content_id(&ba));
+        assert_eq!(ida.len(), 12);
+        assert!(init_net("nope", 1, &a).is_err());
+    }
+
+    #[test]
+    fn metadata_round_trips() {
+        let net = small_net(1);
+        assert_eq!(
+            net.meta,
+            NetMeta::for_preset("small").expect("preset exists")
+        );
+        let mut described = net.clone();
+        described.meta.description = Some("quote \" backslash \\ newline \n ü".to_string());
+        described.meta.cp_per_unit = 123.5;
+        let bytes = described.to_bytes().expect("serialises");
+        let back = load_bytes(&bytes, "mem").expect("loads");
+        assert_eq!(back.meta, described.meta);
+        assert_eq!(back.tensors, described.tensors);
+        assert_eq!(back.content_id, content_id(&bytes));
+    }
+
+    #[test]
+    fn save_load_gives_identical_outputs() {
+        let meta = NetMeta::for_preset("small").expect("preset exists");
+        let vs = VarStore::new(Device::Cpu);
+        let (mlp, x) = seeded(3, || {
+            let mlp = Mlp::new(&vs.root(), &meta.arch);
+            (mlp, Tensor::rand([16, 768], (Kind::Float, Device::Cpu)))
+        });
+        let path = temp_path("roundtrip.st");
+        save(&path, &meta, &vs).expect("saves");
+
+        let net = load(&path).expect("loads");
+        let vs2 = VarStore::new(Device::Cpu);
+        let mlp2 = Mlp::new(&vs2.root(), &net.meta.arch);
+        net.copy_into(&vs2).expect("copies");
+
+        let (y1, y2) = tch::no_grad(|| (mlp.forward(&x), mlp2.forward(&x)));
+        let (mut a, mut b) = ([0f32; 16], [0f32; 16]);
+        y1.copy_data(&mut a, 16);
+        y2.copy_data(&mut b, 16);
+        assert_eq!(a, b);
+    }
+
+    fn err_of(bytes: &[u8]) -> NetError {
+        load_bytes(bytes, "crafted").expect_err("crafted file must be refused")
+    }
+
+    #[test]
+    fn missing_file_and_garbage_are_refused() {
+        let err = load(&temp_path("does-not-exist.st")).expect_err("missing");
+        assert!(matches!(err, NetError::Read { .. }), "{err}");
+        assert!(err.to_string().contains("does-not-exist.st"));
+        let err = err_of(b"this is not a net at all");
+        assert!(matches!(err, NetError::NotSafetensors { .. }), "{err}");
+        let err = err_of(&[]);
+        assert!(matches!(err, NetError::NotSafetensors { .. }), "{err}");
+    }
+
+    #[test]
+    fn bad_metadata_is_refused_with_the_right_error() {
+        let t = raw_tensors(&small_net(2));
+        assert!(load_bytes(&craft(&good_pairs(), &t), "ok").is_ok());
+
+        let e = err_of(&craft(&with_pair("format", "gguf"), &t));
+        assert!(
+            matches!(e, NetError::WrongFormat { ref found, .. } if found == "gguf"),
+            "{e}"
+        );
+        let e = err_of(&craft(&with_pair("format", ""), &t));
+        assert!(matches!(e, NetError::WrongFormat { .. }), "{e}");
+        let e = err_of(&craft(&with_pair("format_version", "2"), &t));
+        assert!(
+            matches!(e, NetError::UnsupportedVersion { ref found, .. } if found == "2"),
+            "{e}"
+        );
+        let e = err_of(&craft(&with_pair("arch", "transformer"), &t));
+        assert!(matches!(e, NetError::UnknownArch { .. }), "{e}");
+        let e = err_of(&craft(&with_pair("encoding", "halfkp"), &t));
+        assert!(
+            matches!(e, NetError::EncodingMismatch { ref file, .. } if file == "halfkp"),
+            "{e}"
+        );
+        assert!(e.to_string().contains(ENCODING_NAME));
+        let e = err_of(&craft(&with_pair("widths", "768,x,1"), &t));
+        assert!(
+            matches!(e, NetError::BadMetadata { ref key, .. } if key == "widths"),
+            "{e}"
+        );
+        let e = err_of(&craft(&with_pair("cp_per_unit", "-5"), &t));
+        assert!(
+            matches!(e, NetError::BadMetadata { ref key, .. } if key == "cp_per_unit"),
+            "{e}"
+        );
+        let e = err_of(&craft(&with_pair("preset", ""), &t));
+        assert!(
+            matches!(e, NetError::BadMetadata { ref key, .. } if key == "preset"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn bad_tensors_are_refused_with_the_right_error() {
+        let t = raw_tensors(&small_net(4));
+
+        let missing: Vec<_> = t.iter().filter(|x| x.0 != "l1.bias").cloned().collect();
+        let e = err_of(&craft(&good_pairs(), &missing));
+        assert!(
+            matches!(e, NetError::MissingTensor { ref name, .. } if name == "l1.bias"),
+            "{e}"
+        );
+
+        let mut extra = t.clone();
+        extra.push(("l3.weight".to_string(), Dtype::F32, vec![1], vec![0; 4]));
+        let e = err_of(&craft(&good_pairs(), &extra));
+        assert!(
+            matches!(e, NetError::UnexpectedTensor { ref name, .. } if name == "l3.weight"),
+            "{e}"
+        );
+
+        // The weights are for 768-256-32-1; metadata claiming 768-256-16-1 must not load.
+        let e = err_of(&craft(&with_pair("widths", "768,256,16,1"), &t));
+        assert!(
+            matches!(e, NetError::ShapeMismatch { ref name, .. } if name == "l1.weight"),
+            "{e}"
+        );
+
+        let mut half = t.clone();
+        let idx = half.iter().position(|x| x.0 == "l2.bias").expect("present");
+        half[idx] = ("l2.bias".to_string(), Dtype::F16, vec![1], vec![0; 2]);
+        let e = err_of(&craft(&good_pairs(), &half));
+        assert!(
+            matches!(e, NetError::WrongDtype { ref name, .. } if name == "l2.bias"),
+            "{e}"
+        );
+
+        let mut nan = t.clone();
+        nan[idx] = (
+            "l2.bias".to_string(),
+            Dtype::F32,
+            vec![1],
+            f32::NAN.to_le_bytes().to_vec(),
+        );
+        let e = err_of(&craft(&good_pairs(), &nan));
+        assert!(
+            matches!(e, NetError::BadMetadata { ref key, .. } if key == "l2.bias"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn content_id_is_sha256_prefix() {
+        // SHA-256("abc") = ba7816bf8f01cfea414140de5dae2223…
+        assert_eq!(content_id(b"abc"), "ba7816bf8f01");
+    }
+}
