@@ -1,9 +1,22 @@
 //! Iterative-deepening PVS with Deep Pink-style sibling batching. Depends only on `chess`
 //! and the `eval::Evaluator` trait; never prints: it reports typed [`SearchEvent`]s.
 
+pub mod alphabeta;
+pub mod control;
+pub mod driver;
 pub mod limits;
+pub mod ordering;
+pub mod params;
+pub mod qsearch;
 pub mod report;
+pub mod root;
+pub mod score;
+pub mod thread;
+pub mod time;
 pub mod tt;
+
+#[cfg(test)]
+mod tests;
 
 pub use limits::Limits;
 pub use report::{Bound, Info, Score, SearchEvent, SearchResult};
@@ -11,7 +24,10 @@ pub use tt::TranspositionTable;
 
 use crate::chess::{KeyHistory, Position};
 use crate::eval::{EvalCache, Evaluator};
+use control::Control;
+use driver::Release;
 use std::sync::Arc;
+use std::thread::JoinHandle;
 use std::time::Duration;
 
 /// Everything a search shares across threads and across `go` commands.
@@ -39,25 +55,47 @@ pub struct RootState {
 }
 
 /// Control over a running search. Dropping it stops the search and waits for it.
-pub struct SearchHandle {}
+pub struct SearchHandle {
+    control: Arc<Control>,
+    thread: Option<JoinHandle<()>>,
+}
 
 impl SearchHandle {
     /// Asks the search to finish now; it still sends its final `Info` and one `BestMove`.
     pub fn stop(&self) {
-        todo!()
+        self.control.stop();
     }
     /// The opponent played the pondered move: switch from pondering to the normal time limits,
     /// counted from now.
     pub fn ponderhit(&self) {
-        todo!()
+        self.control.ponderhit();
     }
     pub fn is_finished(&self) -> bool {
-        todo!()
+        self.control.is_finished()
     }
     /// Blocks until every search thread has exited (after its `BestMove` was sent).
-    pub fn wait(self) {
-        todo!()
+    pub fn wait(mut self) {
+        self.join();
     }
+
+    fn join(&mut self) {
+        if let Some(thread) = self.thread.take() {
+            // A panic in search has already been printed by the panic hook; nothing to add.
+            let _ = thread.join();
+        }
+    }
+}
+
+impl Drop for SearchHandle {
+    fn drop(&mut self) {
+        self.control.stop();
+        self.join();
+    }
+}
+
+fn new_control(root: &RootState, limits: &Limits, config: &SearchConfig) -> Control {
+    let budget = time::budget(limits, root.position.turn(), config.move_overhead);
+    Control::new(time::Clock::new(budget, limits.ponder), limits.nodes)
 }
 
 /// Starts a search on new threads and returns at once. Events go to `events`; exactly one
@@ -71,7 +109,46 @@ pub fn start(
     shared: SearchShared,
     events: crossbeam::channel::Sender<SearchEvent>,
 ) -> SearchHandle {
-    todo!("{root:?} {limits:?} {config:?} {} {events:?}", shared.eval.info().name)
+    let control = Arc::new(new_control(&root, &limits, &config));
+    let thread_control = Arc::clone(&control);
+    let fallback = (root.clone(), events.clone());
+    let spawned = std::thread::Builder::new()
+        .name("cerise-search".into())
+        .spawn(move || {
+            let emit = |event| {
+                // The receiver is gone only when the engine is shutting down.
+                let _ = events.send(event);
+            };
+            let release = Release::for_limits(&limits);
+            driver::run(
+                root,
+                &limits,
+                &config,
+                &shared,
+                &thread_control,
+                release,
+                &emit,
+            );
+            thread_control.set_finished();
+        });
+    let thread = match spawned {
+        Ok(thread) => Some(thread),
+        Err(e) => {
+            let (root, events) = fallback;
+            let best = root
+                .position
+                .legal_moves()
+                .first()
+                .map(|m| root.position.move_to_uci(m));
+            let _ = events.send(SearchEvent::Message(format!(
+                "error: could not start the search thread ({e}); playing the first legal move"
+            )));
+            let _ = events.send(SearchEvent::BestMove { best, ponder: None });
+            control.set_finished();
+            None
+        }
+    };
+    SearchHandle { control, thread }
 }
 
 /// Runs a search to completion on the calling thread (plus helpers if `config.threads > 1`)
@@ -82,5 +159,14 @@ pub fn search_blocking(
     config: SearchConfig,
     shared: SearchShared,
 ) -> SearchResult {
-    todo!("{root:?} {limits:?} {config:?} {}", shared.eval.info().name)
+    let control = new_control(&root, &limits, &config);
+    driver::run(
+        root,
+        &limits,
+        &config,
+        &shared,
+        &control,
+        Release::Immediately,
+        &|_| {},
+    )
 }

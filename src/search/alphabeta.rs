@@ -1,0 +1,259 @@
+//! Negamax principal-variation search over sibling-batched children.
+//!
+//! Every node builds all of its children and scores them with one evaluator call before
+//! searching any of them (Deep Pink). At depth 1 the quiet children are not searched at all:
+//! their batch score is the leaf value. Captures, promotions and checks go to quiescence.
+
+use super::ordering::{is_noisy, order_children, push_killer, update_history, OrderHints};
+use super::params::{LMR_FULL_MOVES, LMR_MIN_DEPTH, MAX_PLY};
+use super::qsearch::qsearch;
+use super::score::{mated_in, DRAW, INFINITY};
+use super::thread::{Child, ThreadData};
+use super::tt::{find_move, pack_move, TtBound};
+use crate::chess::{Color, Move, Position};
+
+/// Draws visible without generating moves: repetition and insufficient material.
+pub fn is_quick_draw(td: &ThreadData, pos: &Position) -> bool {
+    pos.is_insufficient_material() || td.history.is_repetition(pos.key(), pos.halfmoves())
+}
+
+/// The value of a child of a depth-1 node, from the parent's point of view.
+pub fn frontier_value(
+    td: &mut ThreadData,
+    child: &Child,
+    alpha: i32,
+    beta: i32,
+    ply: usize,
+) -> i32 {
+    td.pv[ply + 1].clear();
+    if is_noisy(&child.mv) || child.pos.is_check() {
+        return -qsearch(td, &child.pos, -beta, -alpha, ply + 1, child.eval);
+    }
+    td.seldepth = td.seldepth.max(ply + 1);
+    // Not in check, so a 50-move position cannot be mate: it is a draw.
+    if child.pos.halfmoves() >= 100 || is_quick_draw(td, &child.pos) {
+        return DRAW;
+    }
+    -child.eval
+}
+
+/// Makes `pv[ply]` = `m` followed by `pv[ply + 1]`.
+pub fn update_pv(td: &mut ThreadData, ply: usize, m: Move) {
+    let (head, tail) = td.pv.split_at_mut(ply + 1);
+    let line = &mut head[ply];
+    line.clear();
+    line.push(m);
+    line.extend_from_slice(&tail[0]);
+}
+
+fn side(color: Color) -> usize {
+    match color {
+        Color::White => 0,
+        Color::Black => 1,
+    }
+}
+
+/// Searches a non-root node. `static_eval` is the node's own eval, computed by its parent's
+/// batch. Returns a root-relative score (mates count plies from the root); 0 after an abort.
+pub fn search(
+    td: &mut ThreadData,
+    pos: &Position,
+    mut depth: i32,
+    mut alpha: i32,
+    beta: i32,
+    ply: usize,
+    static_eval: i32,
+) -> i32 {
+    td.pv[ply].clear();
+    if td.aborted {
+        return 0;
+    }
+    if is_quick_draw(td, pos) {
+        return DRAW;
+    }
+    let in_check = pos.is_check();
+    // Check extension, bounded so that perpetual checks cannot run off the ply stack.
+    if in_check && ply < MAX_PLY / 2 {
+        depth += 1;
+    }
+    if depth <= 0 {
+        return qsearch(td, pos, alpha, beta, ply, static_eval);
+    }
+    if ply >= MAX_PLY - 1 {
+        return static_eval;
+    }
+    td.seldepth = td.seldepth.max(ply);
+    let pv_node = beta - alpha > 1;
+
+    let mut tt_move = 0;
+    if let Some(entry) = td.shared.tt.probe(pos.key(), ply) {
+        tt_move = entry.mv;
+        let usable = match entry.bound {
+            TtBound::Exact => true,
+            TtBound::Lower => entry.score >= beta,
+            TtBound::Upper => entry.score <= alpha,
+        };
+        if !pv_node && usable && entry.depth >= depth {
+            return entry.score;
+        }
+    }
+
+    let moves = pos.legal_moves();
+    if moves.is_empty() {
+        return if in_check { mated_in(ply) } else { DRAW };
+    }
+    if pos.halfmoves() >= 100 {
+        return DRAW;
+    }
+
+    let mut buf = std::mem::take(&mut td.stack[ply]);
+    if !td.expand(pos, &moves, &mut buf) {
+        td.stack[ply] = buf;
+        return 0;
+    }
+    let us = side(pos.turn());
+    order_children(
+        &mut buf,
+        &OrderHints {
+            tt_move,
+            killers: td.killers[ply],
+            history: Some(&td.quiet_history[us]),
+        },
+    );
+    td.history.push(pos.key());
+
+    let original_alpha = alpha;
+    let mut best = -INFINITY;
+    let mut best_move: Option<Move> = None;
+    let mut cutoff_at = None;
+    for (n, &(_, i)) in buf.order.iter().enumerate() {
+        let child = &buf.children[i as usize];
+        let score = if depth == 1 {
+            frontier_value(td, child, alpha, beta, ply)
+        } else {
+            search_child(td, child, depth - 1, alpha, beta, ply, n, in_check)
+        };
+        if td.aborted {
+            break;
+        }
+        if score > best {
+            best = score;
+            best_move = Some(child.mv);
+            if score > alpha {
+                alpha = score;
+                update_pv(td, ply, child.mv);
+                if score >= beta {
+                    cutoff_at = Some(n);
+                    break;
+                }
+            }
+        }
+    }
+    td.history.pop();
+
+    if !td.aborted {
+        if let (Some(n), Some(m)) = (cutoff_at, best_move) {
+            if !is_noisy(&m) {
+                reward_quiet(td, &buf.order[..n], &buf.children, m, depth, ply, us);
+            }
+        }
+        let bound = if best >= beta {
+            TtBound::Lower
+        } else if best > original_alpha {
+            TtBound::Exact
+        } else {
+            TtBound::Upper
+        };
+        let packed = best_move
+            .filter(|_| bound != TtBound::Upper)
+            .map_or(0, |m| pack_move(&m));
+        td.shared
+            .tt
+            .store(pos.key(), packed, best, depth, bound, ply);
+    }
+    td.stack[ply] = buf;
+    if td.aborted {
+        0
+    } else {
+        best
+    }
+}
+
+/// PVS with late move reductions for one child of an interior node (depth ≥ 2).
+#[allow(clippy::too_many_arguments)]
+pub fn search_child(
+    td: &mut ThreadData,
+    child: &Child,
+    new_depth: i32,
+    alpha: i32,
+    beta: i32,
+    ply: usize,
+    move_number: usize,
+    in_check: bool,
+) -> i32 {
+    let next = ply + 1;
+    if move_number == 0 {
+        return -search(td, &child.pos, new_depth, -beta, -alpha, next, child.eval);
+    }
+    let reducible = new_depth + 1 >= LMR_MIN_DEPTH
+        && move_number >= LMR_FULL_MOVES
+        && !in_check
+        && !is_noisy(&child.mv)
+        && !child.pos.is_check();
+    let reduction = if reducible {
+        1 + i32::from(new_depth >= 5 && move_number >= 8)
+    } else {
+        0
+    };
+    let mut score = -search(
+        td,
+        &child.pos,
+        new_depth - reduction,
+        -alpha - 1,
+        -alpha,
+        next,
+        child.eval,
+    );
+    if score > alpha && reduction > 0 {
+        score = -search(
+            td,
+            &child.pos,
+            new_depth,
+            -alpha - 1,
+            -alpha,
+            next,
+            child.eval,
+        );
+    }
+    if score > alpha && score < beta {
+        score = -search(td, &child.pos, new_depth, -beta, -alpha, next, child.eval);
+    }
+    score
+}
+
+/// Killer and history update after a quiet beta cutoff; quiets tried before it are penalised.
+fn reward_quiet(
+    td: &mut ThreadData,
+    tried_before: &[(i32, u32)],
+    children: &[Child],
+    m: Move,
+    depth: i32,
+    ply: usize,
+    us: usize,
+) {
+    let bonus = depth * depth;
+    push_killer(&mut td.killers[ply], m);
+    update_history(&mut td.quiet_history[us], &m, bonus);
+    for &(_, i) in tried_before {
+        let tried = &children[i as usize].mv;
+        if !is_noisy(tried) {
+            update_history(&mut td.quiet_history[us], tried, -bonus);
+        }
+    }
+}
+
+/// The TT's best move for `pos`, if it is legal there.
+pub fn tt_move_for(td: &ThreadData, pos: &Position) -> Option<Move> {
+    let entry = td.shared.tt.probe(pos.key(), 0)?;
+    find_move(entry.mv, &pos.legal_moves())
+}

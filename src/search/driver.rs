@@ -1,0 +1,270 @@
+//! Iterative deepening, Lazy SMP helpers, and everything the main thread reports.
+
+use super::alphabeta::tt_move_for;
+use super::control::Control;
+use super::params::{HELPER_DEPTH_SPREAD, MAX_DEPTH};
+use super::report::{Info, Score, SearchEvent, SearchResult};
+use super::root::{root_moves, search_root, unscored_root_moves, RootMove};
+use super::score::{mate_plies, to_report};
+use super::thread::ThreadData;
+use super::{Limits, RootState, SearchConfig, SearchShared};
+use crate::chess::{Move, Position};
+use std::sync::atomic::Ordering;
+
+/// When the final `BestMove` may be sent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Release {
+    /// As soon as the search ends (`search_blocking`, timed and fixed-depth searches).
+    Immediately,
+    /// Only after `stop` (`go infinite`).
+    OnStop,
+    /// After `stop` or `ponderhit` (`go ponder`).
+    OnStopOrPonderhit,
+}
+
+impl Release {
+    pub fn for_limits(limits: &Limits) -> Self {
+        if limits.ponder {
+            Release::OnStopOrPonderhit
+        } else if limits.infinite {
+            Release::OnStop
+        } else {
+            Release::Immediately
+        }
+    }
+}
+
+/// The result of the deepest usable iteration.
+struct Best {
+    depth: u32,
+    seldepth: u32,
+    score: i32,
+    pv: Vec<Move>,
+}
+
+/// Runs a whole search on the calling thread (plus helpers) and reports through `emit`:
+/// an `Info` per iteration, a final `Info`, then exactly one `BestMove`.
+pub fn run(
+    root: RootState,
+    limits: &Limits,
+    config: &SearchConfig,
+    shared: &SearchShared,
+    control: &Control,
+    release: Release,
+    emit: &dyn Fn(SearchEvent),
+) -> SearchResult {
+    shared.tt.new_search();
+    let pos = root.position;
+    let mut history = root.history;
+    history.push(pos.key());
+
+    let in_check = pos.is_check();
+    if pos.legal_moves().is_empty() {
+        let score = if in_check {
+            Score::Mate(0)
+        } else {
+            Score::Cp(0)
+        };
+        let report = Report {
+            depth: 0,
+            seldepth: 0,
+            score,
+            pv: &[],
+            hashfull: 0,
+        };
+        return finish(control, release, emit, &pos, report, None);
+    }
+
+    let mut main = ThreadData::new(shared, control, true, history.clone());
+    let mut moves = match root_moves(&mut main, &pos, &limits.searchmoves) {
+        Some(moves) => moves,
+        None => unscored_root_moves(&pos),
+    };
+    let max_depth = limits.depth.unwrap_or(MAX_DEPTH).clamp(1, MAX_DEPTH);
+    let mut best = Best {
+        depth: 0,
+        seldepth: 0,
+        score: moves[0].score,
+        pv: vec![moves[0].child.mv],
+    };
+
+    std::thread::scope(|scope| {
+        for id in 1..config.threads.max(1) {
+            let helper_moves = moves.clone();
+            let history = history.clone();
+            scope.spawn(move || {
+                let mut td = ThreadData::new(shared, control, false, history);
+                helper_loop(&mut td, helper_moves, max_depth, id, in_check);
+                td.publish();
+            });
+        }
+        if !main.aborted {
+            main_loop(
+                &mut main, &pos, &mut moves, limits, max_depth, &mut best, emit,
+            );
+        }
+        main.publish();
+        control.finish_threads();
+    });
+
+    if let Some(error) = control.take_error() {
+        emit(SearchEvent::Message(format!(
+            "error: the evaluator failed ({error}); the search stopped early"
+        )));
+    }
+    let ponder = best.pv.get(1).copied().or_else(|| {
+        let after = pos.play(&best.pv[0]);
+        tt_move_for(&main, &after)
+    });
+    let report = Report {
+        depth: best.depth,
+        seldepth: best.seldepth,
+        score: to_report(best.score),
+        pv: &best.pv,
+        hashfull: shared.tt.hashfull(),
+    };
+    finish(control, release, emit, &pos, report, ponder)
+}
+
+fn helper_loop(
+    td: &mut ThreadData,
+    mut moves: Vec<RootMove>,
+    max_depth: u32,
+    id: usize,
+    in_check: bool,
+) {
+    let offset = (id % HELPER_DEPTH_SPREAD) as u32;
+    for depth in 1..=max_depth {
+        let depth = (depth + offset).min(max_depth);
+        search_root(td, &mut moves, depth as i32, in_check);
+        if td.aborted {
+            return;
+        }
+    }
+}
+
+fn main_loop(
+    td: &mut ThreadData,
+    pos: &Position,
+    moves: &mut [RootMove],
+    limits: &Limits,
+    max_depth: u32,
+    best: &mut Best,
+    emit: &dyn Fn(SearchEvent),
+) {
+    let control = td.control;
+    for depth in 1..=max_depth {
+        td.seldepth = 0;
+        let result = search_root(td, moves, depth as i32, pos.is_check());
+        if result.completed > 0 {
+            // A partial iteration still searched its best move fully, with a full window.
+            best.score = result.score;
+            best.pv = result.pv;
+        }
+        if td.aborted {
+            return;
+        }
+        best.depth = depth;
+        best.seldepth = td.seldepth as u32;
+        emit(SearchEvent::Info(info(td, pos, best)));
+
+        let mate = mate_plies(best.score);
+        let mate_limit_met = match (limits.mate, mate) {
+            (Some(n), Some(plies)) => best.score > 0 && (plies + 1) / 2 <= n as i32,
+            _ => false,
+        };
+        // Once depth exceeds the mate distance a shorter mate would already have been seen.
+        let mate_proven = mate.is_some_and(|plies| depth as i32 >= plies + 2);
+        let timed = control.clock.has_limit() && !control.clock.is_pondering();
+        let forced = timed && moves.len() == 1;
+        let out_of_nodes = control
+            .node_limit
+            .is_some_and(|limit| td.total_nodes() >= limit);
+        if mate_limit_met || mate_proven || forced || out_of_nodes || control.clock.soft_passed() {
+            return;
+        }
+    }
+}
+
+fn pv_to_uci(pos: &Position, pv: &[Move]) -> Vec<String> {
+    let mut pos = pos.clone();
+    let mut out = Vec::with_capacity(pv.len());
+    for m in pv {
+        out.push(pos.move_to_uci(m));
+        pos = pos.play(m);
+    }
+    out
+}
+
+/// What an `Info` line says besides nodes and time.
+struct Report<'a> {
+    depth: u32,
+    seldepth: u32,
+    score: Score,
+    pv: &'a [Move],
+    hashfull: u32,
+}
+
+fn make_info(control: &Control, pos: &Position, report: &Report, nodes: u64) -> Info {
+    let time = control.clock.since_go();
+    let nps = (nodes as u128 * 1_000_000 / time.as_micros().max(1)) as u64;
+    Info {
+        depth: report.depth,
+        seldepth: report.seldepth,
+        score: report.score,
+        bound: None,
+        nodes,
+        nps,
+        hashfull: report.hashfull,
+        time,
+        pv: pv_to_uci(pos, report.pv),
+    }
+}
+
+fn info(td: &ThreadData, pos: &Position, best: &Best) -> Info {
+    let report = Report {
+        depth: best.depth,
+        seldepth: best.seldepth,
+        score: to_report(best.score),
+        pv: &best.pv,
+        hashfull: td.shared.tt.hashfull(),
+    };
+    make_info(td.control, pos, &report, td.total_nodes())
+}
+
+/// Waits for the release condition, then sends the final `Info` and the one `BestMove`.
+fn finish(
+    control: &Control,
+    release: Release,
+    emit: &dyn Fn(SearchEvent),
+    pos: &Position,
+    report: Report,
+    ponder: Option<Move>,
+) -> SearchResult {
+    match release {
+        Release::Immediately => {}
+        Release::OnStop => control.wait_for_release(false),
+        Release::OnStopOrPonderhit => control.wait_for_release(true),
+    }
+    let nodes = control.nodes.load(Ordering::Relaxed);
+    let info = make_info(control, pos, &report, nodes);
+    let best = info.pv.first().cloned();
+    let ponder = match (ponder, report.pv.first()) {
+        (Some(p), Some(first)) => Some(pos.play(first).move_to_uci(&p)),
+        _ => None,
+    };
+    let (score, depth, time) = (info.score, info.depth, info.time);
+    emit(SearchEvent::Info(info));
+    emit(SearchEvent::BestMove {
+        best: best.clone(),
+        ponder: ponder.clone(),
+    });
+    SearchResult {
+        best,
+        ponder,
+        score,
+        depth,
+        nodes,
+        time,
+    }
+}

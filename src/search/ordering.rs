@@ -1,0 +1,198 @@
+//! Move ordering over already-evaluated children.
+//!
+//! Bands, best first: the TT move; captures and promotions by MVV-LVA with the net's child
+//! score as tie-break; the two killers; quiets with positive history, by history; all other
+//! quiets by the net's child score (the Deep Pink idea: the net ranks the quiet moves).
+
+use super::params::{
+    HISTORY_MAX, ORDER_CHILD_CLAMP, ORDER_HISTORY, ORDER_KILLER, ORDER_MVV_LVA_STEP, ORDER_NOISY,
+    ORDER_TT, PIECE_VALUES,
+};
+use super::thread::PlyBuf;
+use super::tt::pack_move;
+use crate::chess::{Move, Role};
+
+pub fn is_noisy(m: &Move) -> bool {
+    m.is_capture() || m.is_promotion()
+}
+
+fn role_index(role: Role) -> usize {
+    role as usize - 1
+}
+
+/// Material a noisy move wins at once: the victim plus the promotion gain.
+pub fn material_gain(m: &Move) -> i32 {
+    let victim = m.capture().map_or(0, |r| PIECE_VALUES[role_index(r)]);
+    let promotion = m
+        .promotion()
+        .map_or(0, |r| PIECE_VALUES[role_index(r)] - PIECE_VALUES[0]);
+    victim + promotion
+}
+
+/// Most valuable victim first, then least valuable attacker; a queen promotion counts like
+/// capturing a queen.
+fn mvv_lva(m: &Move) -> i32 {
+    let victim = m.capture().map_or(0, |r| role_index(r) as i32 + 1);
+    let promotion = match m.promotion() {
+        Some(Role::Queen) => 5,
+        _ => 0,
+    };
+    (victim + promotion) * 8 + (6 - role_index(m.role()) as i32)
+}
+
+/// What ordering may know besides the children themselves.
+pub struct OrderHints<'a> {
+    pub tt_move: u16,
+    pub killers: [Option<Move>; 2],
+    /// History of the side to move, `None` in quiescence.
+    pub history: Option<&'a [[i32; 64]; 64]>,
+}
+
+/// Fills `buf.order` with every child, best first. Deterministic: ties go to move order.
+pub fn order_children(buf: &mut PlyBuf, hints: &OrderHints) {
+    buf.order.clear();
+    for (i, child) in buf.children.iter().enumerate() {
+        let m = &child.mv;
+        let child_score = (-child.eval).clamp(-ORDER_CHILD_CLAMP, ORDER_CHILD_CLAMP);
+        let key = if hints.tt_move != 0 && pack_move(m) == hints.tt_move {
+            ORDER_TT
+        } else if is_noisy(m) {
+            ORDER_NOISY + mvv_lva(m) * ORDER_MVV_LVA_STEP + child_score
+        } else if hints.killers[0] == Some(*m) {
+            ORDER_KILLER + 1
+        } else if hints.killers[1] == Some(*m) {
+            ORDER_KILLER
+        } else {
+            match hints.history.map(|h| history_of(h, m)) {
+                Some(h) if h > 0 => ORDER_HISTORY + h,
+                _ => child_score,
+            }
+        };
+        buf.order.push((key, i as u32));
+    }
+    buf.order
+        .sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+}
+
+fn squares(m: &Move) -> (usize, usize) {
+    (m.from().map_or(0, |s| s as usize), m.to() as usize)
+}
+
+pub fn history_of(table: &[[i32; 64]; 64], m: &Move) -> i32 {
+    let (from, to) = squares(m);
+    table[from][to]
+}
+
+/// Gravity update: the entry moves towards ±HISTORY_MAX and never passes it.
+pub fn update_history(table: &mut [[i32; 64]; 64], m: &Move, bonus: i32) {
+    let (from, to) = squares(m);
+    let bonus = bonus.clamp(-HISTORY_MAX, HISTORY_MAX);
+    let entry = &mut table[from][to];
+    *entry += bonus - *entry * bonus.abs() / HISTORY_MAX;
+}
+
+pub fn push_killer(killers: &mut [Option<Move>; 2], m: Move) {
+    if killers[0] != Some(m) {
+        killers[1] = killers[0];
+        killers[0] = Some(m);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chess::{Position, Square};
+    use crate::search::thread::Child;
+
+    fn buf_for(fen: &str) -> PlyBuf {
+        let pos = Position::from_fen(fen).expect("valid test FEN");
+        let mut buf = PlyBuf::default();
+        for m in pos.legal_moves() {
+            let child = pos.play(&m);
+            buf.children.push(Child {
+                mv: m,
+                pos: child,
+                eval: 0,
+            });
+        }
+        buf
+    }
+
+    fn first(buf: &PlyBuf) -> Move {
+        buf.children[buf.order[0].1 as usize].mv
+    }
+
+    #[test]
+    fn tt_move_then_best_capture_then_killer() {
+        // White can take the queen on d5 with the pawn or the knight, or a rook on a8 with the queen.
+        let fen = "r3k3/8/8/3q4/4P3/2N5/8/Q3K3 w - - 0 1";
+        let mut buf = buf_for(fen);
+        let quiet = buf
+            .children
+            .iter()
+            .map(|c| c.mv)
+            .find(|m| !is_noisy(m))
+            .expect("a quiet move");
+        let history = [[0; 64]; 64];
+        order_children(
+            &mut buf,
+            &OrderHints {
+                tt_move: pack_move(&quiet),
+                killers: [None; 2],
+                history: Some(&history),
+            },
+        );
+        assert_eq!(first(&buf), quiet);
+        order_children(
+            &mut buf,
+            &OrderHints {
+                tt_move: 0,
+                killers: [Some(quiet), None],
+                history: Some(&history),
+            },
+        );
+        let best = first(&buf);
+        assert_eq!((best.from(), best.to()), (Some(Square::E4), Square::D5));
+        let second = buf.children[buf.order[1].1 as usize].mv;
+        assert_eq!((second.from(), second.to()), (Some(Square::C3), Square::D5));
+        let killer_rank = buf
+            .order
+            .iter()
+            .position(|&(_, i)| buf.children[i as usize].mv == quiet);
+        // Three captures (exd5, Nxd5, Qxa8) come before the killer.
+        assert_eq!(killer_rank, Some(3));
+    }
+
+    #[test]
+    fn quiets_follow_the_net_score() {
+        let mut buf = buf_for("4k3/8/8/8/8/8/8/R3K3 w - - 0 1");
+        let target = buf.children.len() - 1;
+        buf.children[target].eval = -500; // the opponent is worse off after this move
+        order_children(
+            &mut buf,
+            &OrderHints {
+                tt_move: 0,
+                killers: [None; 2],
+                history: None,
+            },
+        );
+        assert_eq!(buf.order[0].1 as usize, target);
+    }
+
+    #[test]
+    fn history_stays_bounded() {
+        let mut table = [[0; 64]; 64];
+        let m = Move::Normal {
+            role: Role::Knight,
+            from: Square::G1,
+            capture: None,
+            to: Square::F3,
+            promotion: None,
+        };
+        for _ in 0..1000 {
+            update_history(&mut table, &m, 400);
+        }
+        assert!(history_of(&table, &m) <= HISTORY_MAX);
+        assert!(history_of(&table, &m) > HISTORY_MAX / 2);
+    }
+}

@@ -1,0 +1,45 @@
+//! Every search tunable in one place, so tuning never means hunting through the search code.
+
+/// Deepest ply the search ever reaches; per-ply buffers are sized by it.
+pub const MAX_PLY: usize = 128;
+/// Iterative deepening never goes past this, whatever `go depth` asked for, so that extensions
+/// still have room below `MAX_PLY`.
+pub const MAX_DEPTH: u32 = 100;
+
+/// Nodes between two looks at the clock, the node limit and the stop flag; also the batch in
+/// which a thread publishes its node count to the shared counter.
+pub const CHECK_INTERVAL: u64 = 1024;
+
+/// Static evals are clamped to this so that no evaluator output can look like a mate score.
+pub const EVAL_LIMIT: i32 = 20_000;
+
+// Move ordering keys. Bands are far apart so that a band is never overtaken by the next one.
+/// The transposition-table move is always searched first.
+pub const ORDER_TT: i32 = i32::MAX;
+/// Captures and promotions: MVV-LVA decides, the net's child score breaks ties.
+pub const ORDER_NOISY: i32 = 2_000_000;
+/// Weight of one MVV-LVA step; larger than the clamped child score so MVV-LVA dominates.
+pub const ORDER_MVV_LVA_STEP: i32 = 2_000;
+/// The child score used inside a band is clamped to ± this.
+pub const ORDER_CHILD_CLAMP: i32 = 999;
+/// Killer quiets, after every noisy move.
+pub const ORDER_KILLER: i32 = 1_000_000;
+/// Quiets with a positive history score come next, best history first.
+pub const ORDER_HISTORY: i32 = 100_000;
+/// History scores are kept within ± this (gravity update), so they stay inside their band.
+pub const HISTORY_MAX: i32 = 16_384;
+
+/// Late move reductions: only from this depth on …
+pub const LMR_MIN_DEPTH: i32 = 3;
+/// … and only after this many moves have been searched at full depth.
+pub const LMR_FULL_MOVES: usize = 3;
+
+/// Quiescence delta pruning: a capture that cannot lift stand-pat + victim + margin to alpha is
+/// skipped before its child is even built.
+pub const DELTA_MARGIN: i32 = 200;
+
+/// Piece values used by MVV-LVA and delta pruning (pawn, knight, bishop, rook, queen, king).
+pub const PIECE_VALUES: [i32; 6] = [100, 320, 330, 500, 900, 0];
+
+/// Lazy SMP: helper thread `i` searches iteration depths shifted by `i % HELPER_DEPTH_SPREAD`.
+pub const HELPER_DEPTH_SPREAD: usize = 2;

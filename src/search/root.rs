@@ -1,0 +1,116 @@
+//! The root: its move list (kept across iterations, best first) and one iteration over it.
+
+use super::alphabeta::{frontier_value, search_child, update_pv};
+use super::score::INFINITY;
+use super::thread::{Child, PlyBuf, ThreadData};
+use crate::chess::{Move, Position};
+
+#[derive(Clone, Debug)]
+pub struct RootMove {
+    pub child: Child,
+    /// Score from the last iteration that searched it exactly; `-INFINITY` if it failed low.
+    pub score: i32,
+}
+
+/// Builds and statically scores the root moves (restricted to `searchmoves` when that names
+/// any legal move), best static score first, so a search stopped before depth 1 completes
+/// still has a sensible move. `None` if the evaluator failed.
+pub fn root_moves(
+    td: &mut ThreadData,
+    pos: &Position,
+    searchmoves: &[String],
+) -> Option<Vec<RootMove>> {
+    let mut moves = pos.legal_moves();
+    if !searchmoves.is_empty() {
+        let mut restricted = moves.clone();
+        restricted.retain(|m| searchmoves.contains(&pos.move_to_uci(m)));
+        if !restricted.is_empty() {
+            moves = restricted;
+        }
+    }
+    let mut buf = PlyBuf::default();
+    let ok = td.expand(pos, &moves, &mut buf);
+    let mut list: Vec<RootMove> = buf
+        .children
+        .into_iter()
+        .map(|child| RootMove {
+            score: -child.eval,
+            child,
+        })
+        .collect();
+    // Stable: ties keep move-generation order, so the order is deterministic.
+    list.sort_by_key(|rm| -rm.score);
+    ok.then_some(list)
+}
+
+/// Unevaluated root moves, in generation order, for when the evaluator has failed.
+pub fn unscored_root_moves(pos: &Position) -> Vec<RootMove> {
+    pos.legal_moves()
+        .iter()
+        .map(|m| RootMove {
+            child: Child {
+                mv: *m,
+                pos: pos.play(m),
+                eval: 0,
+            },
+            score: 0,
+        })
+        .collect()
+}
+
+/// Outcome of one root iteration.
+pub struct RootResult {
+    pub score: i32,
+    /// Index into the root moves of the best move found.
+    pub best: usize,
+    /// Moves searched completely; an aborted iteration with at least one is still usable.
+    pub completed: usize,
+    pub pv: Vec<Move>,
+}
+
+/// Searches every root move to `depth` and moves the best to the front.
+pub fn search_root(
+    td: &mut ThreadData,
+    moves: &mut [RootMove],
+    depth: i32,
+    in_check: bool,
+) -> RootResult {
+    let mut alpha = -INFINITY;
+    let beta = INFINITY;
+    let mut result = RootResult {
+        score: -INFINITY,
+        best: 0,
+        completed: 0,
+        pv: Vec::new(),
+    };
+    for (n, root_move) in moves.iter_mut().enumerate() {
+        let child = &root_move.child;
+        let mv = child.mv;
+        let score = if depth <= 1 {
+            frontier_value(td, child, alpha, beta, 0)
+        } else {
+            search_child(td, child, depth - 1, alpha, beta, 0, n, in_check)
+        };
+        if td.aborted {
+            break;
+        }
+        result.completed = n + 1;
+        if score > alpha || n == 0 {
+            root_move.score = score;
+            alpha = alpha.max(score);
+            update_pv(td, 0, mv);
+            result.score = score;
+            result.best = n;
+            result.pv.clear();
+            result.pv.extend_from_slice(&td.pv[0]);
+        } else {
+            root_move.score = -INFINITY;
+        }
+    }
+    if result.completed > 0 {
+        // Best first, then the rest in their previous order.
+        moves[..=result.best].rotate_right(1);
+        result.best = 0;
+    }
+    result
+}

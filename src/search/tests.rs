@@ -1,0 +1,472 @@
+//! Whole-search tests: mates, draws, tactics, determinism, limits, threads and the
+//! start/stop/ponder protocol.
+
+use super::*;
+use crate::chess::{CompactBoard, Position};
+use crate::eval::{EvalError, EvalInfo, FakeEvaluator, MaterialEvaluator};
+use crossbeam::channel::{unbounded, Receiver};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
+
+fn shared_with(eval: Arc<dyn Evaluator>) -> SearchShared {
+    SearchShared {
+        tt: Arc::new(TranspositionTable::new(8)),
+        eval,
+        cache: Arc::new(EvalCache::new(1 << 16)),
+    }
+}
+
+fn material() -> SearchShared {
+    shared_with(Arc::new(MaterialEvaluator))
+}
+
+fn root(fen: &str) -> RootState {
+    RootState {
+        position: Position::from_fen(fen).expect("valid test FEN"),
+        history: KeyHistory::new(),
+    }
+}
+
+fn config(threads: usize) -> SearchConfig {
+    SearchConfig {
+        threads,
+        move_overhead: Duration::ZERO,
+    }
+}
+
+fn depth(d: u32) -> Limits {
+    Limits {
+        depth: Some(d),
+        ..Limits::default()
+    }
+}
+
+fn search(fen: &str, limits: Limits) -> SearchResult {
+    search_blocking(root(fen), limits, config(1), material())
+}
+
+fn best(result: &SearchResult) -> &str {
+    result.best.as_deref().expect("a best move")
+}
+
+#[test]
+fn mate_in_one() {
+    let r = search("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1", depth(4));
+    assert_eq!(best(&r), "a1a8");
+    assert_eq!(r.score, Score::Mate(1));
+}
+
+#[test]
+fn mate_in_two() {
+    // Morphy: 1. Ra6 bxa6 2. b7#.
+    let r = search("kbK5/pp6/1P6/8/8/8/8/R7 w - - 0 1", depth(5));
+    assert_eq!(best(&r), "a1a6");
+    assert_eq!(r.score, Score::Mate(2));
+}
+
+#[test]
+fn being_mated_is_negative() {
+    // Kb8 is forced, then Rh8#.
+    let r = search("k7/8/1K6/8/8/8/8/7R b - - 0 1", depth(4));
+    assert_eq!(best(&r), "a8b8");
+    assert_eq!(r.score, Score::Mate(-1));
+}
+
+#[test]
+fn stalemate_root_has_no_move_and_scores_zero() {
+    let r = search("k7/8/1Q6/8/8/8/8/7K b - - 0 1", depth(3));
+    assert_eq!(r.best, None);
+    assert_eq!(r.score, Score::Cp(0));
+}
+
+#[test]
+fn checkmated_root_has_no_move() {
+    let r = search("R5k1/5ppp/8/8/8/8/8/6K1 b - - 0 1", depth(3));
+    assert_eq!(r.best, None);
+    assert_eq!(r.score, Score::Mate(0));
+}
+
+#[test]
+fn stalemate_in_the_tree_is_a_draw() {
+    // Kxg1 is forced and leaves black stalemated, so white (material -380) draws.
+    let r = search("7k/8/5NPP/8/8/8/8/6qK w - - 0 1", depth(3));
+    assert_eq!(best(&r), "h1g1");
+    assert_eq!(r.score, Score::Cp(0));
+}
+
+#[test]
+fn repetition_is_scored_zero() {
+    // White is a queen down and can repeat the position with Ng1.
+    let start = Position::from_fen("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNB1KBNR w KQkq - 0 1")
+        .expect("valid test FEN");
+    let mut history = KeyHistory::new();
+    let mut pos = start;
+    for uci in ["g1f3", "g8f6", "f3g1", "f6g8", "g1f3", "g8f6"] {
+        history.push(pos.key());
+        let m = pos.parse_uci_move(uci).expect("legal test move");
+        pos = pos.play(&m);
+    }
+    let r = search_blocking(
+        RootState {
+            position: pos,
+            history,
+        },
+        depth(4),
+        config(1),
+        material(),
+    );
+    assert_eq!(best(&r), "f3g1");
+    assert_eq!(r.score, Score::Cp(0));
+}
+
+#[test]
+fn fifty_move_rule_draws() {
+    let fresh = search("7k/8/8/8/8/8/8/1Q2K3 w - - 0 80", depth(3));
+    assert!(
+        matches!(fresh.score, Score::Cp(s) if s > 500),
+        "{:?}",
+        fresh.score
+    );
+    let stale = search("7k/8/8/8/8/8/8/1Q2K3 w - - 99 80", depth(3));
+    assert_eq!(stale.score, Score::Cp(0));
+}
+
+#[test]
+fn fifty_move_rule_yields_to_mate() {
+    // Ra8# on the 100th half-move is still mate.
+    let r = search("6k1/5ppp/8/8/8/8/8/R5K1 w - - 99 80", depth(3));
+    assert_eq!(best(&r), "a1a8");
+    assert_eq!(r.score, Score::Mate(1));
+}
+
+#[test]
+fn hanging_queen_is_captured() {
+    let r = search("4k3/8/8/3q4/8/8/3R4/4K3 w - - 0 1", depth(2));
+    assert_eq!(best(&r), "d2d5");
+    assert!(matches!(r.score, Score::Cp(s) if s > 300), "{:?}", r.score);
+}
+
+#[test]
+fn searchmoves_restricts_the_root() {
+    let limits = Limits {
+        searchmoves: vec!["e1f1".into()],
+        ..depth(3)
+    };
+    let r = search("4k3/8/8/3q4/8/8/3R4/4K3 w - - 0 1", limits);
+    assert_eq!(best(&r), "e1f1");
+}
+
+#[test]
+fn fixed_depth_is_deterministic() {
+    let startpos = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+    let run = || {
+        search_blocking(
+            root(startpos),
+            depth(5),
+            config(1),
+            shared_with(Arc::new(FakeEvaluator::new())),
+        )
+    };
+    let (a, b) = (run(), run());
+    assert!(a.nodes > 1000);
+    assert_eq!(a.nodes, b.nodes);
+    assert_eq!(a.best, b.best);
+    assert_eq!(a.score, b.score);
+    assert_eq!(a.depth, 5);
+}
+
+#[test]
+fn huge_depth_is_clamped() {
+    let r = search(
+        "7k/8/8/8/8/8/8/1Q2K3 w - - 0 80",
+        Limits {
+            movetime: Some(Duration::from_millis(50)),
+            ..depth(u32::MAX)
+        },
+    );
+    assert!(r.best.is_some());
+}
+
+#[test]
+fn node_limit_is_respected_approximately() {
+    let limit = 20_000;
+    let r = search(
+        "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3",
+        Limits {
+            nodes: Some(limit),
+            ..Limits::default()
+        },
+    );
+    assert!(r.best.is_some());
+    assert!(
+        r.nodes >= limit && r.nodes < limit + 2_000,
+        "nodes {}",
+        r.nodes
+    );
+}
+
+#[test]
+fn movetime_ends_in_reasonable_time() {
+    let started = Instant::now();
+    let r = search(
+        "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3",
+        Limits {
+            movetime: Some(Duration::from_millis(100)),
+            ..Limits::default()
+        },
+    );
+    assert!(r.best.is_some());
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+#[test]
+fn several_threads_find_a_legal_move() {
+    let fen = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3";
+    let pos = Position::from_fen(fen).expect("valid test FEN");
+    for limits in [
+        depth(4),
+        Limits {
+            movetime: Some(Duration::from_millis(150)),
+            ..Limits::default()
+        },
+    ] {
+        let r = search_blocking(root(fen), limits, config(3), material());
+        pos.parse_uci_move(best(&r)).expect("legal best move");
+    }
+}
+
+/// Drains everything the search has sent so far.
+fn drain(rx: &Receiver<SearchEvent>) -> Vec<SearchEvent> {
+    rx.try_iter().collect()
+}
+
+fn best_moves(events: &[SearchEvent]) -> usize {
+    events
+        .iter()
+        .filter(|e| matches!(e, SearchEvent::BestMove { .. }))
+        .count()
+}
+
+fn check_ending(events: &[SearchEvent]) {
+    assert_eq!(best_moves(events), 1, "{events:?}");
+    let n = events.len();
+    assert!(matches!(
+        events[n - 1],
+        SearchEvent::BestMove { best: Some(_), .. }
+    ));
+    assert!(matches!(events[n - 2], SearchEvent::Info(_)));
+}
+
+const MIDGAME: &str = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3";
+
+#[test]
+fn infinite_search_stops_with_one_bestmove() {
+    let (tx, rx) = unbounded();
+    let limits = Limits {
+        infinite: true,
+        ..Limits::default()
+    };
+    let handle = start(root(MIDGAME), limits, config(2), material(), tx);
+    std::thread::sleep(Duration::from_millis(150));
+    assert_eq!(best_moves(&drain(&rx)), 0);
+    handle.stop();
+    handle.wait();
+    let events: Vec<_> = rx.try_iter().collect();
+    check_ending(&events);
+}
+
+#[test]
+fn finished_infinite_search_holds_bestmove_until_stop() {
+    let (tx, rx) = unbounded();
+    let limits = Limits {
+        infinite: true,
+        ..depth(2)
+    };
+    let handle = start(root(MIDGAME), limits, config(1), material(), tx);
+    std::thread::sleep(Duration::from_millis(300));
+    let early = drain(&rx);
+    assert!(early
+        .iter()
+        .any(|e| matches!(e, SearchEvent::Info(i) if i.depth == 2)));
+    assert_eq!(best_moves(&early), 0);
+    assert!(!handle.is_finished());
+    handle.stop();
+    handle.wait();
+    let mut events = early;
+    events.extend(rx.try_iter());
+    check_ending(&events);
+}
+
+#[test]
+fn mate_found_in_infinite_search_waits_for_stop() {
+    let (tx, rx) = unbounded();
+    let limits = Limits {
+        infinite: true,
+        ..Limits::default()
+    };
+    let handle = start(
+        root("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1"),
+        limits,
+        config(1),
+        material(),
+        tx,
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(best_moves(&drain(&rx)), 0);
+    handle.stop();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let mut last = None;
+    while Instant::now() < deadline {
+        if let Ok(SearchEvent::BestMove { best, .. }) = rx.recv_timeout(Duration::from_millis(100))
+        {
+            last = best;
+            break;
+        }
+    }
+    assert_eq!(last.as_deref(), Some("a1a8"));
+    handle.wait();
+}
+
+#[test]
+fn ponder_then_ponderhit_uses_the_clock_from_then() {
+    let (tx, rx) = unbounded();
+    let limits = Limits {
+        ponder: true,
+        movetime: Some(Duration::from_millis(100)),
+        ..Limits::default()
+    };
+    let handle = start(root(MIDGAME), limits, config(1), material(), tx);
+    // While pondering the 100 ms do not count.
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(best_moves(&drain(&rx)), 0);
+    let hit = Instant::now();
+    handle.ponderhit();
+    let event = loop {
+        match rx.recv_timeout(Duration::from_secs(5)) {
+            Ok(e @ SearchEvent::BestMove { .. }) => break e,
+            Ok(_) => continue,
+            Err(e) => panic!("no bestmove after ponderhit: {e}"),
+        }
+    };
+    assert!(hit.elapsed() < Duration::from_secs(3));
+    assert!(matches!(event, SearchEvent::BestMove { best: Some(_), .. }));
+    handle.wait();
+    assert_eq!(best_moves(&drain(&rx)), 0);
+}
+
+#[test]
+fn dropping_the_handle_stops_the_search() {
+    let (tx, rx) = unbounded();
+    let limits = Limits {
+        infinite: true,
+        ..Limits::default()
+    };
+    drop(start(root(MIDGAME), limits, config(2), material(), tx));
+    let events: Vec<_> = rx.try_iter().collect();
+    check_ending(&events);
+}
+
+#[test]
+fn no_legal_move_sends_null_bestmove() {
+    let (tx, rx) = unbounded();
+    start(
+        root("k7/8/1Q6/8/8/8/8/7K b - - 0 1"),
+        depth(3),
+        config(1),
+        material(),
+        tx,
+    )
+    .wait();
+    let events: Vec<_> = rx.try_iter().collect();
+    assert_eq!(
+        events.last(),
+        Some(&SearchEvent::BestMove {
+            best: None,
+            ponder: None
+        })
+    );
+}
+
+/// Fails after a number of successful calls.
+struct FailingEvaluator {
+    calls_left: AtomicUsize,
+}
+
+impl Evaluator for FailingEvaluator {
+    fn evaluate(&self, boards: &[CompactBoard], out: &mut Vec<f32>) -> Result<(), EvalError> {
+        let left = self.calls_left.load(Ordering::SeqCst);
+        if left == 0 {
+            return Err(EvalError::Inference("test failure".into()));
+        }
+        self.calls_left.store(left - 1, Ordering::SeqCst);
+        MaterialEvaluator.evaluate(boards, out)
+    }
+
+    fn info(&self) -> EvalInfo {
+        EvalInfo {
+            name: "failing".into(),
+            device: "cpu".into(),
+            max_batch: 64,
+        }
+    }
+}
+
+#[test]
+fn evaluator_failure_still_gives_a_legal_bestmove() {
+    for calls in [0, 1, 30] {
+        let (tx, rx) = unbounded();
+        let eval = Arc::new(FailingEvaluator {
+            calls_left: AtomicUsize::new(calls),
+        });
+        start(root(MIDGAME), depth(6), config(1), shared_with(eval), tx).wait();
+        let events: Vec<_> = rx.try_iter().collect();
+        assert!(
+            events
+                .iter()
+                .any(|e| matches!(e, SearchEvent::Message(m) if m.starts_with("error:"))),
+            "{calls}: {events:?}"
+        );
+        check_ending(&events);
+        let Some(SearchEvent::BestMove { best: Some(m), .. }) = events.last() else {
+            unreachable!("checked above")
+        };
+        Position::from_fen(MIDGAME)
+            .expect("valid")
+            .parse_uci_move(m)
+            .expect("legal move");
+    }
+}
+
+#[test]
+fn infos_carry_a_legal_pv_and_ponder_move() {
+    let (tx, rx) = unbounded();
+    start(root(MIDGAME), depth(4), config(1), material(), tx).wait();
+    let events: Vec<_> = rx.try_iter().collect();
+    check_ending(&events);
+    let infos: Vec<_> = events
+        .iter()
+        .filter_map(|e| {
+            if let SearchEvent::Info(i) = e {
+                Some(i)
+            } else {
+                None
+            }
+        })
+        .collect();
+    assert_eq!(infos.iter().filter(|i| i.depth == 4).count(), 2);
+    let last = infos.last().expect("final info");
+    let mut pos = Position::from_fen(MIDGAME).expect("valid");
+    for uci in &last.pv {
+        let m = pos.parse_uci_move(uci).expect("pv move is legal");
+        pos = pos.play(&m);
+    }
+    let Some(SearchEvent::BestMove { best, ponder }) = events.last() else {
+        unreachable!()
+    };
+    assert_eq!(best.as_ref(), last.pv.first());
+    assert!(ponder.is_some());
+}

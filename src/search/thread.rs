@@ -1,0 +1,183 @@
+//! Per-thread search state: node counting, limit checks, reusable per-ply buffers and the
+//! sibling-batched child evaluation that every interior node starts with.
+
+use super::control::Control;
+use super::params::{CHECK_INTERVAL, EVAL_LIMIT, MAX_PLY};
+use super::SearchShared;
+use crate::chess::{CompactBoard, KeyHistory, Move, Position};
+
+/// A child position with its static eval from the child's side to move.
+#[derive(Clone, Debug)]
+pub struct Child {
+    pub mv: Move,
+    pub pos: Position,
+    pub eval: i32,
+}
+
+/// Buffers owned by one ply; taken out of [`ThreadData`] while the node runs so the recursion
+/// can borrow the thread data mutably, then put back, so their capacity is reused.
+#[derive(Default)]
+pub struct PlyBuf {
+    pub children: Vec<Child>,
+    /// (ordering key, index into `children`), best first after ordering.
+    pub order: Vec<(i32, u32)>,
+}
+
+pub struct ThreadData<'a> {
+    pub shared: &'a SearchShared,
+    pub control: &'a Control,
+    /// Only the main thread enforces time and node limits.
+    pub is_main: bool,
+    pub nodes: u64,
+    published: u64,
+    next_check: u64,
+    pub seldepth: usize,
+    /// Root history plus the current search path, for repetition draws.
+    pub history: KeyHistory,
+    pub stack: Vec<PlyBuf>,
+    /// Triangular principal-variation table: `pv[ply]` is the line from that ply.
+    pub pv: Vec<Vec<Move>>,
+    pub killers: Vec<[Option<Move>; 2]>,
+    /// Butterfly history indexed by [side to move][from][to].
+    pub quiet_history: Box<[[[i32; 64]; 64]; 2]>,
+    boards: Vec<CompactBoard>,
+    misses: Vec<usize>,
+    scores: Vec<f32>,
+    /// Set once the search must unwind; every node then returns at once.
+    pub aborted: bool,
+}
+
+impl<'a> ThreadData<'a> {
+    pub fn new(
+        shared: &'a SearchShared,
+        control: &'a Control,
+        is_main: bool,
+        history: KeyHistory,
+    ) -> Self {
+        Self {
+            shared,
+            control,
+            is_main,
+            nodes: 0,
+            published: 0,
+            next_check: CHECK_INTERVAL,
+            seldepth: 0,
+            history,
+            stack: (0..MAX_PLY + 1).map(|_| PlyBuf::default()).collect(),
+            pv: (0..MAX_PLY + 1)
+                .map(|_| Vec::with_capacity(MAX_PLY))
+                .collect(),
+            killers: vec![[None; 2]; MAX_PLY + 1],
+            quiet_history: Box::new([[[0; 64]; 64]; 2]),
+            boards: Vec::with_capacity(256),
+            misses: Vec::with_capacity(256),
+            scores: Vec::with_capacity(256),
+            aborted: false,
+        }
+    }
+
+    /// Counts freshly created positions and, every `CHECK_INTERVAL` nodes, publishes the
+    /// count and checks whether to stop.
+    pub fn count_nodes(&mut self, n: u64) {
+        self.nodes += n;
+        if self.nodes >= self.next_check {
+            self.next_check = self.nodes + CHECK_INTERVAL;
+            self.publish();
+            self.check_limits();
+        }
+    }
+
+    /// Adds this thread's unpublished nodes to the shared counter.
+    pub fn publish(&mut self) {
+        let delta = self.nodes - self.published;
+        self.published = self.nodes;
+        self.control
+            .nodes
+            .fetch_add(delta, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Nodes of all threads so far: the published total plus this thread's unpublished ones.
+    pub fn total_nodes(&self) -> u64 {
+        let published = self
+            .control
+            .nodes
+            .load(std::sync::atomic::Ordering::Relaxed);
+        published + (self.nodes - self.published)
+    }
+
+    fn check_limits(&mut self) {
+        if self.control.should_abort() {
+            self.aborted = true;
+            return;
+        }
+        if !self.is_main {
+            return;
+        }
+        let out_of_nodes = self
+            .control
+            .node_limit
+            .is_some_and(|limit| self.total_nodes() >= limit);
+        if out_of_nodes || self.control.clock.hard_passed() {
+            self.aborted = true;
+            self.control.finish_threads();
+        }
+    }
+
+    /// Plays every move into `buf.children` and fills in their static evals with a single
+    /// evaluator call for the positions the eval cache does not know. Returns false (and
+    /// aborts the search) if the evaluator failed.
+    pub fn expand(&mut self, pos: &Position, moves: &[Move], buf: &mut PlyBuf) -> bool {
+        buf.children.clear();
+        self.boards.clear();
+        self.misses.clear();
+        for m in moves {
+            let child = pos.play(m);
+            let eval = match self.shared.cache.get(child.key()) {
+                Some(score) => to_centipawns(score),
+                None => {
+                    self.misses.push(buf.children.len());
+                    self.boards.push(child.compact());
+                    0
+                }
+            };
+            buf.children.push(Child {
+                mv: *m,
+                pos: child,
+                eval,
+            });
+        }
+        self.count_nodes(moves.len() as u64);
+        if self.boards.is_empty() {
+            return true;
+        }
+        let result = self.shared.eval.evaluate(&self.boards, &mut self.scores);
+        let failure = match result {
+            Ok(()) if self.scores.len() == self.boards.len() => None,
+            Ok(()) => Some(format!(
+                "the evaluator returned {} scores for {} positions",
+                self.scores.len(),
+                self.boards.len()
+            )),
+            Err(e) => Some(e.to_string()),
+        };
+        if let Some(message) = failure {
+            self.control.fail(message);
+            self.aborted = true;
+            return false;
+        }
+        for (&i, &score) in self.misses.iter().zip(&self.scores) {
+            let child = &mut buf.children[i];
+            self.shared.cache.put(child.pos.key(), score);
+            child.eval = to_centipawns(score);
+        }
+        true
+    }
+}
+
+/// Evaluator output to search units; NaN reads as 0 so a broken net cannot poison the tree.
+pub fn to_centipawns(score: f32) -> i32 {
+    if score.is_nan() {
+        return 0;
+    }
+    (score.round() as i32).clamp(-EVAL_LIMIT, EVAL_LIMIT)
+}
