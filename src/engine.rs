@@ -229,7 +229,7 @@ impl Engine {
         format!("evaluator {} on {}", info.name, info.device)
     }
 
-    /// Blocks for one evaluation. Lines: evaluator, each term from the side to move and from
+    /// Blocks for one evaluation (safe beside a running search). Lines: evaluator, each term from the side to move and from
     /// White's point of view.
     pub fn eval_report(&self) -> Result<Vec<String>, String> {
         let position = &self.root.position;
@@ -247,10 +247,9 @@ impl Engine {
             format!("{:<16} {:>10} {:>10}", "term (cp)", "stm", "white"),
         ];
         for (name, score) in terms {
-            lines.push(format!(
-                "{name:<16} {score:>+10.1} {:>+10.1}",
-                score * white_sign
-            ));
+            // Adding 0.0 turns -0.0 into 0.0, which would otherwise print as "-0.0".
+            let (score, white) = (score + 0.0, score * white_sign + 0.0);
+            lines.push(format!("{name:<16} {score:>+10.1} {white:>+10.1}"));
         }
         Ok(lines)
     }
@@ -258,9 +257,17 @@ impl Engine {
     /// Non-blocking. Diagram, FEN and key of the current position.
     pub fn display(&self) -> Vec<String> {
         let position = &self.root.position;
-        let mut lines: Vec<String> = position.diagram().lines().map(str::to_string).collect();
-        lines.push(format!("Fen: {}", position.fen()));
-        lines.push(format!("Key: {:016x}", position.key()));
+        let diagram = position.diagram();
+        let fen = position.fen();
+        let key = format!("{:016x}", position.key());
+        let mut lines: Vec<String> = diagram.lines().map(str::to_string).collect();
+        // The diagram may already carry these; the point is that `d` always shows them.
+        if !diagram.contains(&fen) {
+            lines.push(format!("Fen: {fen}"));
+        }
+        if !diagram.contains(&key) {
+            lines.push(format!("Key: {key}"));
+        }
         lines
     }
 

@@ -1,8 +1,9 @@
 //! `EvalFile` values to evaluators: `<material>`, `<fake>`, or the path of a net.
 
-use crate::eval::{Evaluator, FakeEvaluator, MaterialEvaluator};
+use crate::eval::{Evaluator, FakeEvaluator, MaterialEvaluator, NetEvaluator, NetEvaluatorConfig};
 use crate::net::device::DeviceChoice;
 use crate::uci::options::{EVAL_FAKE, EVAL_MATERIAL};
+use std::path::Path;
 use std::sync::Arc;
 
 /// Builds the evaluator named by `spec`; a net is loaded (and checked) now, on `device`.
@@ -15,10 +16,10 @@ pub fn load_evaluator(spec: &str, device: DeviceChoice) -> Result<Arc<dyn Evalua
     if spec.eq_ignore_ascii_case(EVAL_FAKE) || spec.eq_ignore_ascii_case("fake") {
         return Ok(Arc::new(FakeEvaluator::new()));
     }
-    load_net(std::path::Path::new(spec), device)
+    load_net(Path::new(spec), device)
 }
 
-fn load_net(path: &std::path::Path, device: DeviceChoice) -> Result<Arc<dyn Evaluator>, String> {
+fn load_net(path: &Path, device: DeviceChoice) -> Result<Arc<dyn Evaluator>, String> {
     if !path.is_file() {
         return Err(format!(
             "EvalFile '{}' is not a file; use {EVAL_MATERIAL}, {EVAL_FAKE} or the path of a \
@@ -26,24 +27,13 @@ fn load_net(path: &std::path::Path, device: DeviceChoice) -> Result<Arc<dyn Eval
             path.display()
         ));
     }
-    net_adapter::load(path, device)
+    load_net_file(path, device)
 }
 
-/// ADAPTER: the net evaluator is being written concurrently; this is the one place that
-/// calls it, so only this module changes if its constructor does.
-mod net_adapter {
-    use super::*;
-
-    pub fn load(
-        path: &std::path::Path,
-        device: DeviceChoice,
-    ) -> Result<Arc<dyn Evaluator>, String> {
-        let _ = device;
-        Err(format!(
-            "cannot load {}: this build has no net evaluator yet",
-            path.display()
-        ))
-    }
+fn load_net_file(path: &Path, device: DeviceChoice) -> Result<Arc<dyn Evaluator>, String> {
+    let net = NetEvaluator::load(path, device, NetEvaluatorConfig::default())
+        .map_err(|e| format!("cannot load EvalFile '{}': {e}", path.display()))?;
+    Ok(Arc::new(net))
 }
 
 #[cfg(test)]
@@ -68,5 +58,23 @@ mod tests {
             e.contains("/nonexistent/net.safetensors") && e.contains("not a file"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn a_fresh_net_loads_and_a_corrupt_one_is_refused() {
+        let dir = std::env::temp_dir().join(format!("cerise-evalfile-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let good = dir.join("small.safetensors");
+        crate::net::init_net("small", 1, &good).unwrap();
+        let eval = load_evaluator(good.to_str().unwrap(), DeviceChoice::Cpu).unwrap();
+        assert_eq!(eval.info().device, "cpu");
+        let bad = dir.join("bogus.safetensors");
+        std::fs::write(&bad, b"\x08\0\0\0\0\0\0\0{}garbage").unwrap();
+        let e = match load_evaluator(bad.to_str().unwrap(), DeviceChoice::Cpu) {
+            Ok(_) => panic!("a corrupt net loaded"),
+            Err(e) => e,
+        };
+        assert!(e.contains("bogus.safetensors"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -142,13 +142,10 @@ impl UciLoop {
                     Err(e) => self.out.line(&error_line(&e)),
                 }
             }
-            Command::Eval => {
-                self.settle();
-                match self.engine.eval_report() {
-                    Ok(lines) => self.lines(&lines),
-                    Err(e) => self.out.line(&error_line(&e)),
-                }
-            }
+            Command::Eval => match self.engine.eval_report() {
+                Ok(lines) => self.lines(&lines),
+                Err(e) => self.out.line(&error_line(&e)),
+            },
             Command::Display => {
                 let lines = self.engine.display();
                 self.lines(&lines);
