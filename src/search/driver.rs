@@ -76,6 +76,8 @@ pub fn run(
     }
 
     let mut main = ThreadData::new(shared, control, true, history.clone());
+    // The root itself is a node; its children are counted as they are created.
+    main.count_nodes(1);
     let mut moves = match root_moves(&mut main, &pos, &limits.searchmoves) {
         Some(moves) => moves,
         None => unscored_root_moves(&pos),
@@ -89,7 +91,13 @@ pub fn run(
     };
 
     std::thread::scope(|scope| {
-        for id in 1..config.threads.max(1) {
+        // After an evaluator failure at the root there is nothing for helpers to do.
+        let helpers = if main.aborted {
+            0
+        } else {
+            config.threads.max(1) - 1
+        };
+        for id in 1..=helpers {
             let helper_moves = moves.clone();
             let history = history.clone();
             scope.spawn(move || {

@@ -57,6 +57,26 @@ fn mate_in_one() {
 }
 
 #[test]
+fn quiet_mating_check_is_seen_at_depth_one() {
+    // At the frontier a checking child is searched (evasions), not scored statically.
+    let r = search("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1", depth(1));
+    assert_eq!(best(&r), "a1a8");
+    assert_eq!(r.score, Score::Mate(1));
+}
+
+#[test]
+fn go_mate_stops_once_the_mate_is_found() {
+    let limits = Limits {
+        mate: Some(2),
+        ..Limits::default()
+    };
+    let r = search("kbK5/pp6/1P6/8/8/8/8/R7 w - - 0 1", limits);
+    assert_eq!(best(&r), "a1a6");
+    assert_eq!(r.score, Score::Mate(2));
+    assert!(r.depth <= 8, "depth {}", r.depth);
+}
+
+#[test]
 fn mate_in_two() {
     // Morphy: 1. Ra6 bxa6 2. b7#.
     let r = search("kbK5/pp6/1P6/8/8/8/8/R7 w - - 0 1", depth(5));
