@@ -12,8 +12,8 @@ use std::time::{Duration, Instant};
 /// The positions, one FEN per line; `#` starts a comment.
 pub const POSITIONS: &str = include_str!("../bench/positions.epd");
 
-/// Chosen so the material evaluator takes a few seconds in a release build.
-pub const DEFAULT_DEPTH: u32 = 7;
+/// About 9 s for the material evaluator in a release build on the 2-core dev machine.
+pub const DEFAULT_DEPTH: u32 = 9;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BenchConfig {

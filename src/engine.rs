@@ -229,28 +229,41 @@ impl Engine {
         format!("evaluator {} on {}", info.name, info.device)
     }
 
-    /// Blocks for one evaluation (safe beside a running search). Lines: evaluator, each term from the side to move and from
-    /// White's point of view.
+    /// Blocks for one evaluation (safe beside a running search). Lines: the evaluator, the
+    /// evaluator's own terms as it reports them, then the score from the side to move and
+    /// from White. Terms are not flipped, since some (e.g. a scale factor) are not scores.
     pub fn eval_report(&self) -> Result<Vec<String>, String> {
         let position = &self.root.position;
         let board = position.compact();
         let terms = self.eval.breakdown(&board).map_err(|e| e.to_string())?;
-        let white_sign = if position.turn() == crate::chess::Color::White {
-            1.0
-        } else {
-            -1.0
-        };
-        let stm = if white_sign > 0.0 { "white" } else { "black" };
+        let mut scores = Vec::with_capacity(1);
+        self.eval
+            .evaluate(std::slice::from_ref(&board), &mut scores)
+            .map_err(|e| e.to_string())?;
+        let score = scores
+            .first()
+            .copied()
+            .ok_or("the evaluator returned no score")?;
+        let white_to_move = position.turn() == crate::chess::Color::White;
+        let white = if white_to_move { score } else { -score };
+        let width = terms.iter().map(|(n, _)| n.len()).max().unwrap_or(0);
         let mut lines = vec![
             self.evaluator_summary(),
-            format!("side to move: {stm}"),
-            format!("{:<16} {:>10} {:>10}", "term (cp)", "stm", "white"),
+            format!(
+                "side to move: {}",
+                if white_to_move { "white" } else { "black" }
+            ),
+            "terms (side to move's view):".to_string(),
         ];
-        for (name, score) in terms {
-            // Adding 0.0 turns -0.0 into 0.0, which would otherwise print as "-0.0".
-            let (score, white) = (score + 0.0, score * white_sign + 0.0);
-            lines.push(format!("{name:<16} {score:>+10.1} {white:>+10.1}"));
+        for (name, value) in terms {
+            lines.push(format!("  {name:<width$}  {:>+9.2}", value + 0.0));
         }
+        // Adding 0.0 turns -0.0 into 0.0, which would otherwise print as "-0.00".
+        lines.push(format!(
+            "score: {:+.2} cp (side to move), {:+.2} cp (white)",
+            score + 0.0,
+            white + 0.0
+        ));
         Ok(lines)
     }
 
@@ -429,12 +442,10 @@ mod tests {
         engine.set_position(&spec(Some(fen), &[])).unwrap();
         let lines = engine.eval_report().unwrap();
         assert_eq!(lines[1], "side to move: black");
-        let total = lines.iter().find(|l| l.starts_with("total")).unwrap();
-        let nums: Vec<f32> = total
-            .split_whitespace()
-            .skip(1)
-            .map(|t| t.parse().unwrap())
-            .collect();
-        assert!(nums[0] < 0.0 && nums[1] == -nums[0], "{total}");
+        assert!(lines.iter().any(|l| l.trim_start().starts_with("total")));
+        assert_eq!(
+            lines.last().unwrap(),
+            "score: -900.00 cp (side to move), +900.00 cp (white)"
+        );
     }
 }

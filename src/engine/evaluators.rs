@@ -22,7 +22,7 @@ pub fn load_evaluator(spec: &str, device: DeviceChoice) -> Result<Arc<dyn Evalua
 fn load_net(path: &Path, device: DeviceChoice) -> Result<Arc<dyn Evaluator>, String> {
     if !path.is_file() {
         return Err(format!(
-            "EvalFile '{}' is not a file; use {EVAL_MATERIAL}, {EVAL_FAKE} or the path of a \
+            "no net file at '{}'; use {EVAL_MATERIAL}, {EVAL_FAKE} or the path of a \
              .safetensors net",
             path.display()
         ));
@@ -55,7 +55,7 @@ mod tests {
             Err(e) => e,
         };
         assert!(
-            e.contains("/nonexistent/net.safetensors") && e.contains("not a file"),
+            e.contains("/nonexistent/net.safetensors") && e.contains("no net file"),
             "{e}"
         );
     }

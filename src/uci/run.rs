@@ -125,11 +125,10 @@ impl UciLoop {
             Command::Quit => return Flow::Quit,
             Command::Bench { depth, threads } => {
                 self.settle();
-                let mut progress = Vec::new();
+                let out = &mut self.out;
                 let result = self
                     .engine
-                    .bench(depth, threads, &mut |line| progress.push(line.to_string()));
-                self.lines(&progress);
+                    .bench(depth, threads, &mut |line| out.line(&info_string(line)));
                 match result {
                     Ok(summary) => self.out.line(&summary.final_line()),
                     Err(e) => self.out.line(&error_line(&e)),
@@ -250,5 +249,43 @@ mod tests {
     fn mated_side_answers_bestmove_0000() {
         let out = session("position fen 7k/6Q1/6K1/8/8/8/8/8 b - - 0 1\ngo depth 3\n");
         assert_eq!(out.last().unwrap(), "bestmove 0000", "{out:?}");
+    }
+
+    #[test]
+    fn bench_ends_with_the_nodes_nps_line() {
+        let out = session("bench 1\n");
+        let last = out.last().unwrap();
+        let words: Vec<&str> = last.split(' ').collect();
+        assert_eq!(words.len(), 4, "{last}");
+        assert!(
+            words[0].parse::<u64>().unwrap() > 0 && words[1] == "nodes",
+            "{last}"
+        );
+        assert!(
+            words[2].parse::<u64>().is_ok() && words[3] == "nps",
+            "{last}"
+        );
+        assert!(out.len() > 30 && out[0].starts_with("info string bench  1/"));
+    }
+
+    #[test]
+    fn illegal_searchmoves_start_no_search_and_idle_stop_is_silent() {
+        let out = session("stop\ngo depth 2 searchmoves e2e5\nisready\n");
+        assert_eq!(out.len(), 2, "{out:?}");
+        assert!(
+            out[0].starts_with("info string error: searchmoves: "),
+            "{out:?}"
+        );
+        assert_eq!(out[1], "readyok");
+    }
+
+    #[test]
+    fn searchmoves_restrict_the_root() {
+        let out = session("go depth 3 searchmoves h2h3\n");
+        assert_eq!(
+            out.last().unwrap().split(' ').nth(1),
+            Some("h2h3"),
+            "{out:?}"
+        );
     }
 }
