@@ -7,6 +7,7 @@
 
 pub mod bench;
 pub mod chess;
+pub mod data;
 pub mod engine;
 pub mod eval;
 pub mod net;

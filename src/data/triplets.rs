@@ -1,0 +1,167 @@
+//! Deep Pink triplets from one game: for each position `p` past the skipped opening plies,
+//! `q` is the position after the move played and `r` the position after a uniformly random
+//! OTHER legal move. Positions with a single legal move give no contrast and are skipped.
+
+use super::format::Triplet;
+use super::pgn::ParsedGame;
+use super::rng::SplitMix64;
+use crate::chess::CompactBoard;
+use shakmaty::{Chess, Position as _};
+
+/// Per-game counts, to report how many positions were used and passed over.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GameCounts {
+    pub triplets: u64,
+    /// Positions past the skipped plies that had only one legal move.
+    pub forced: u64,
+}
+
+/// Calls `emit` for each triplet of `game`, in move order, drawing random moves from `rng`.
+pub fn game_triplets(
+    game: &ParsedGame,
+    skip_plies: u32,
+    rng: &mut SplitMix64,
+    mut emit: impl FnMut(Triplet) -> anyhow::Result<()>,
+) -> anyhow::Result<GameCounts> {
+    let mut counts = GameCounts::default();
+    let mut pos = game.start.clone();
+    for (ply, &played) in game.moves.iter().enumerate() {
+        if ply as u64 >= u64::from(skip_plies) {
+            let legal = pos.legal_moves();
+            if legal.len() < 2 {
+                counts.forced += 1;
+            } else {
+                let played_at = legal.iter().position(|m| *m == played).ok_or_else(|| {
+                    anyhow::anyhow!("internal error: a validated game move is not legal")
+                })?;
+                // Draw from the other len-1 moves by skipping over the played one.
+                let mut k = rng.below(legal.len() - 1);
+                if k >= played_at {
+                    k += 1;
+                }
+                let child = |m| -> Chess {
+                    let mut c = pos.clone();
+                    c.play_unchecked(m);
+                    c
+                };
+                emit(Triplet {
+                    p: CompactBoard::from_chess(&pos),
+                    q: CompactBoard::from_chess(&child(played)),
+                    r: CompactBoard::from_chess(&child(legal[k])),
+                    result: game.result.score_for(pos.turn()),
+                })?;
+                counts.triplets += 1;
+            }
+        }
+        pos.play_unchecked(played);
+    }
+    Ok(counts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::filter::GameResult;
+    use super::*;
+    use shakmaty::san::San;
+
+    fn game(sans: &[&str], result: GameResult) -> ParsedGame {
+        let start = Chess::default();
+        let mut pos = start.clone();
+        let moves = sans
+            .iter()
+            .map(|s| {
+                let m = s
+                    .parse::<San>()
+                    .expect("test SAN")
+                    .to_move(&pos)
+                    .expect("legal");
+                pos.play_unchecked(m);
+                m
+            })
+            .collect();
+        ParsedGame {
+            start,
+            moves,
+            result,
+        }
+    }
+
+    fn collect(g: &ParsedGame, skip: u32, seed: u64) -> (Vec<Triplet>, GameCounts) {
+        let mut out = Vec::new();
+        let mut rng = SplitMix64::new(seed);
+        let counts = game_triplets(g, skip, &mut rng, |t| {
+            out.push(t);
+            Ok(())
+        })
+        .expect("valid game");
+        (out, counts)
+    }
+
+    #[test]
+    fn q_is_played_child_and_r_another_legal_child() {
+        let g = game(
+            &["e4", "e5", "Qh5", "Nc6", "Bc4", "Nf6", "Qxf7#"],
+            GameResult::WhiteWins,
+        );
+        let (trips, counts) = collect(&g, 2, 5);
+        assert_eq!(counts.triplets, 5);
+        assert_eq!(trips.len(), 5);
+        let mut pos = g.start.clone();
+        for (ply, &m) in g.moves.iter().enumerate() {
+            if ply >= 2 {
+                let t = trips[ply - 2];
+                assert_eq!(t.p, CompactBoard::from_chess(&pos));
+                let mut q = pos.clone();
+                q.play_unchecked(m);
+                assert_eq!(t.q, CompactBoard::from_chess(&q));
+                assert_ne!(t.r, t.q);
+                let children: Vec<CompactBoard> = pos
+                    .legal_moves()
+                    .iter()
+                    .filter(|&&c| c != m)
+                    .map(|&c| {
+                        let mut x = pos.clone();
+                        x.play_unchecked(c);
+                        CompactBoard::from_chess(&x)
+                    })
+                    .collect();
+                assert!(children.contains(&t.r), "ply {ply}: r is a legal child");
+                // White won: +1 when White is to move in p.
+                let expect = if pos.turn().is_white() { 1 } else { -1 };
+                assert_eq!(t.result, expect);
+            }
+            pos.play_unchecked(m);
+        }
+    }
+
+    #[test]
+    fn forced_positions_are_skipped_and_seed_matters() {
+        // After 1. e4 f5 2. Qh5+ the only legal reply is g6 (Kf7 stays on the queen's
+        // diagonal), so that position gives no triplet.
+        let g = game(&["e4", "f5", "Qh5+", "g6", "Qxg6+"], GameResult::WhiteWins);
+        let mut forced_pos = g.start.clone();
+        for &m in &g.moves[..3] {
+            forced_pos.play_unchecked(m);
+        }
+        assert_eq!(forced_pos.legal_moves().len(), 1);
+        let (trips, counts) = collect(&g, 0, 1);
+        assert_eq!(counts.forced, 1);
+        assert_eq!(counts.triplets + counts.forced, 5);
+        assert_eq!(trips.len() as u64, counts.triplets);
+        // Different seeds pick different random children somewhere in a long-enough game.
+        let long = game(
+            &[
+                "d4", "d5", "c4", "e6", "Nc3", "Nf6", "Bg5", "Be7", "e3", "O-O",
+            ],
+            GameResult::Draw,
+        );
+        let (a, _) = collect(&long, 0, 1);
+        let (b, _) = collect(&long, 0, 2);
+        let (a2, _) = collect(&long, 0, 1);
+        assert_eq!(a, a2);
+        assert_ne!(a, b);
+        assert!(a.iter().all(|t| t.result == 0));
+        // Skipping past the end leaves nothing.
+        assert_eq!(collect(&long, 10, 1).1.triplets, 0);
+    }
+}
