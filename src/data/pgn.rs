@@ -119,8 +119,12 @@ impl Visitor for GameVisitor {
             b"Variant" => {
                 tags.variant_seen = true;
                 let v = text().trim().to_ascii_lowercase();
-                // "From Position" is how some sites tag standard games set up from a FEN.
-                tags.variant_ok = matches!(v.as_str(), "" | "standard" | "chess" | "from position");
+                // Cutechess writes "normal"; some sites tag standard games set up from a FEN
+                // as "From Position". Anything else (Chess960, atomic, ...) is another game.
+                tags.variant_ok = matches!(
+                    v.as_str(),
+                    "" | "standard" | "normal" | "chess" | "from position"
+                );
             }
             _ => {}
         }
@@ -236,6 +240,11 @@ mod tests {
 1. e4 1-0
 
 [Result "1-0"]
+[Variant "normal"]
+
+1. e4 1-0
+
+[Result "1-0"]
 
 1. e4 e5 2. Ke3 1-0
 
@@ -245,7 +254,7 @@ mod tests {
     #[test]
     fn classifies_games() {
         let out = read_all(GAMES, GameFilter::default());
-        assert_eq!(out.len(), 8);
+        assert_eq!(out.len(), 9);
         let g = out[0].as_ref().expect("scholar's mate is valid");
         assert_eq!(g.moves.len(), 7);
         assert_eq!(g.result, GameResult::WhiteWins);
@@ -257,10 +266,11 @@ mod tests {
         assert_eq!(g.moves.len(), 2);
         assert_eq!(out[4].as_ref().unwrap_err(), &SkipReason::BadFen);
         assert_eq!(out[5].as_ref().unwrap_err(), &SkipReason::Variant);
-        assert_eq!(out[6].as_ref().unwrap_err(), &SkipReason::IllegalMove);
+        assert_eq!(out[6].as_ref().expect("cutechess tag").moves.len(), 1);
+        assert_eq!(out[7].as_ref().unwrap_err(), &SkipReason::IllegalMove);
         // No Result tag: the movetext terminator decides.
         assert_eq!(
-            out[7].as_ref().expect("tagless").result,
+            out[8].as_ref().expect("tagless").result,
             GameResult::BlackWins
         );
     }
