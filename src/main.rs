@@ -52,11 +52,22 @@ enum Cmd {
         #[arg(long, default_value_t = 5)]
         depth: u32,
     },
+    /// Training data tools.
+    Data {
+        #[command(subcommand)]
+        command: DataCmd,
+    },
     /// Network files.
     Net {
         #[command(subcommand)]
         command: NetCmd,
     },
+}
+
+#[derive(Subcommand)]
+enum DataCmd {
+    /// Turn PGN games into Deep Pink (p, q, r) triplets, split train/valid/test by game.
+    Triplets(cerise::data::TripletArgs),
 }
 
 #[derive(Subcommand)]
@@ -129,6 +140,13 @@ fn run(command: Cmd) -> Result<(), String> {
             Ok(())
         }
         Cmd::PerftSuite { file, depth } => perft_suite(&file, depth),
+        Cmd::Data {
+            command: DataCmd::Triplets(args),
+        } => {
+            let summary = cerise::data::run_triplets_cli(&args).map_err(|e| format!("{e:#}"))?;
+            println!("{summary}");
+            Ok(())
+        }
         Cmd::Net {
             command: NetCmd::Init { preset, out, seed },
         } => {
