@@ -12,4 +12,5 @@ pub mod engine;
 pub mod eval;
 pub mod net;
 pub mod search;
+pub mod train;
 pub mod uci;

@@ -57,6 +57,10 @@ enum Cmd {
         #[command(subcommand)]
         command: DataCmd,
     },
+    /// Train a net on Deep Pink triplets (`--config F.toml`, flags override).
+    Train(cerise::train::TrainArgs),
+    /// Net quality report on held-out test games.
+    Evalnet(cerise::train::evalnet::EvalnetArgs),
     /// Network files.
     Net {
         #[command(subcommand)]
@@ -145,6 +149,17 @@ fn run(command: Cmd) -> Result<(), String> {
         } => {
             let summary = cerise::data::run_triplets_cli(&args).map_err(|e| format!("{e:#}"))?;
             println!("{summary}");
+            Ok(())
+        }
+        Cmd::Train(args) => {
+            let outcome = cerise::train::run_train_cli(&args).map_err(|e| format!("{e:#}"))?;
+            println!("{outcome}");
+            Ok(())
+        }
+        Cmd::Evalnet(args) => {
+            let report =
+                cerise::train::evalnet::run_evalnet_cli(&args).map_err(|e| format!("{e:#}"))?;
+            println!("{report}");
             Ok(())
         }
         Cmd::Net {

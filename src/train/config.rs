@@ -1,0 +1,193 @@
+//! The training configuration: plain data read from TOML, overridable from the command line,
+//! printed at start and stored in every checkpoint so a resumed run knows what it was.
+
+use anyhow::{bail, Context, Result};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum OptimKind {
+    /// SGD with Nesterov momentum, Deep Pink's choice.
+    #[default]
+    Sgd,
+    Adam,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TrainConfig {
+    /// Architecture preset of `crate::net::Arch` (small, mid, deeppink).
+    pub preset: String,
+    pub train: PathBuf,
+    pub valid: PathBuf,
+    /// Sharpness of the f(p) = −f(q) terms; the blog used 10, the original code 1.
+    pub kappa: f64,
+    pub optimiser: OptimKind,
+    pub lr0: f64,
+    /// Learning-rate decay time in steps: lr = lr0·exp(−t/τ). 0 disables decay.
+    pub tau: f64,
+    pub momentum: f64,
+    pub nesterov: bool,
+    /// L2 weight decay.
+    pub l2: f64,
+    /// Triplets per step.
+    pub batch: usize,
+    /// Total optimiser steps of the run (a resumed run stops at the same total).
+    pub steps: u64,
+    pub eval_every: u64,
+    pub checkpoint_every: u64,
+    /// Validation batches (of `batch` triplets) per evaluation; always the same ones.
+    pub valid_batches: usize,
+    pub seed: u64,
+    /// libtorch intra-op threads; 0 leaves libtorch's default.
+    pub torch_threads: usize,
+    /// auto, cpu or cuda.
+    pub device: String,
+    pub out_dir: PathBuf,
+    /// Stored in the net file: centipawns per unit of f.
+    pub cp_per_unit: f32,
+}
+
+impl Default for TrainConfig {
+    fn default() -> Self {
+        TrainConfig {
+            preset: "small".to_string(),
+            train: PathBuf::from("/work/data-out/masters.train.trip"),
+            valid: PathBuf::from("/work/data-out/masters.valid.trip"),
+            kappa: 10.0,
+            optimiser: OptimKind::Sgd,
+            lr0: 0.03,
+            tau: 100_000.0,
+            momentum: 0.9,
+            nesterov: true,
+            l2: 1e-5,
+            batch: 2000,
+            steps: 10_000,
+            eval_every: 100,
+            checkpoint_every: 500,
+            valid_batches: 10,
+            seed: 1,
+            torch_threads: 2,
+            device: "auto".to_string(),
+            out_dir: PathBuf::from("runs/small"),
+            cp_per_unit: crate::net::file::DEFAULT_CP_PER_UNIT,
+        }
+    }
+}
+
+impl TrainConfig {
+    pub fn from_toml_str(text: &str, origin: &str) -> Result<Self> {
+        let config: TrainConfig = toml::from_str(text)
+            .with_context(|| format!("{origin} is not a valid training config"))?;
+        config.validate()?;
+        Ok(config)
+    }
+
+    pub fn load(path: &Path) -> Result<Self> {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read config {}", path.display()))?;
+        Self::from_toml_str(&text, &path.display().to_string())
+    }
+
+    pub fn to_toml(&self) -> Result<String> {
+        toml::to_string(self).context("cannot serialise the training config")
+    }
+
+    /// Rejects values that would make a run meaningless or crash it later.
+    pub fn validate(&self) -> Result<()> {
+        crate::net::Arch::preset(&self.preset)?;
+        self.device
+            .parse::<crate::net::DeviceChoice>()
+            .map_err(anyhow::Error::from)?;
+        let checks: [(bool, &str); 8] = [
+            (self.batch > 0, "batch must be at least 1"),
+            (self.eval_every > 0, "eval_every must be at least 1"),
+            (
+                self.checkpoint_every > 0,
+                "checkpoint_every must be at least 1",
+            ),
+            (
+                self.lr0.is_finite() && self.lr0 > 0.0,
+                "lr0 must be positive",
+            ),
+            (
+                self.tau.is_finite() && self.tau >= 0.0,
+                "tau must be ≥ 0 (0 = constant lr)",
+            ),
+            (
+                self.kappa.is_finite() && self.kappa > 0.0,
+                "kappa must be positive",
+            ),
+            (
+                (0.0..1.0).contains(&self.momentum),
+                "momentum must be in [0, 1)",
+            ),
+            (
+                self.l2.is_finite() && self.l2 >= 0.0 && self.cp_per_unit > 0.0,
+                "l2 must be ≥ 0 and cp_per_unit positive",
+            ),
+        ];
+        for (ok, msg) in checks {
+            if !ok {
+                bail!("invalid training config: {msg}");
+            }
+        }
+        Ok(())
+    }
+
+    /// Deep Pink's schedule, a pure function of the step so a resumed run continues it exactly.
+    pub fn lr_at(&self, step: u64) -> f64 {
+        if self.tau == 0.0 {
+            self.lr0
+        } else {
+            self.lr0 * (-(step as f64) / self.tau).exp()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_partial_toml_with_defaults_and_round_trips() {
+        let c = TrainConfig::from_toml_str(
+            "preset = \"mid\"\nkappa = 1.0\noptimiser = \"adam\"\nsteps = 7\n",
+            "test",
+        )
+        .expect("valid config");
+        assert_eq!(c.preset, "mid");
+        assert_eq!(c.kappa, 1.0);
+        assert_eq!(c.optimiser, OptimKind::Adam);
+        assert_eq!(c.steps, 7);
+        assert_eq!(c.batch, 2000);
+        let again = TrainConfig::from_toml_str(&c.to_toml().expect("serialises"), "again")
+            .expect("round trip");
+        assert_eq!(again, c);
+    }
+
+    #[test]
+    fn rejects_unknown_keys_and_bad_values() {
+        let err = TrainConfig::from_toml_str("kapa = 1.0", "t").unwrap_err();
+        assert!(format!("{err:#}").contains("kapa"), "{err:#}");
+        let err = TrainConfig::from_toml_str("preset = \"huge\"", "t").unwrap_err();
+        assert!(format!("{err:#}").contains("huge"), "{err:#}");
+        assert!(TrainConfig::from_toml_str("batch = 0", "t").is_err());
+        assert!(TrainConfig::from_toml_str("device = \"gpu\"", "t").is_err());
+        assert!(TrainConfig::from_toml_str("momentum = 1.0", "t").is_err());
+    }
+
+    #[test]
+    fn lr_decays_exponentially() {
+        let c = TrainConfig {
+            lr0: 0.03,
+            tau: 1000.0,
+            ..TrainConfig::default()
+        };
+        assert_eq!(c.lr_at(0), 0.03);
+        assert!((c.lr_at(1000) - 0.03 / std::f64::consts::E).abs() < 1e-12);
+        let flat = TrainConfig { tau: 0.0, ..c };
+        assert_eq!(flat.lr_at(123_456), 0.03);
+    }
+}

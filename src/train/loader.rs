@@ -1,0 +1,194 @@
+//! Shuffled training batches from a loader thread behind a bounded channel.
+//!
+//! The order is a pure function of (seed, position): epoch e visits every record once in
+//! the order of a Fisher–Yates permutation seeded by (seed, e), and batch t covers positions
+//! t·B … t·B+B−1 of that endless sequence. A checkpoint therefore needs only the step to
+//! resume the data stream exactly.
+
+use super::model::SparseBoards;
+use crate::data::rng::{mix64, SplitMix64};
+use crate::data::{Triplet, TripletReader};
+use anyhow::{ensure, Context, Result};
+use crossbeam::channel::{self, Receiver};
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+/// Batches prepared ahead of the training step.
+const QUEUE_DEPTH: usize = 4;
+
+/// One step's triplets as sparse boards: p, then q, then r, `n` of each.
+pub struct Batch {
+    pub n: usize,
+    pub boards: SparseBoards,
+}
+
+impl Batch {
+    pub fn from_triplets(triplets: &[Triplet]) -> Self {
+        let mut boards = SparseBoards::with_capacity(3 * triplets.len());
+        for t in triplets {
+            boards.push(&t.p);
+        }
+        for t in triplets {
+            boards.push(&t.q);
+        }
+        for t in triplets {
+            boards.push(&t.r);
+        }
+        Batch {
+            n: triplets.len(),
+            boards,
+        }
+    }
+}
+
+/// The record order of one epoch.
+pub fn epoch_permutation(len: u64, seed: u64, epoch: u64) -> Vec<u32> {
+    let mut perm: Vec<u32> = (0..len as u32).collect();
+    let mut rng = SplitMix64::for_stream(mix64(seed ^ 0x7472_6169_6e00), epoch);
+    for i in (1..perm.len()).rev() {
+        let j = rng.below(i + 1);
+        perm.swap(i, j);
+    }
+    perm
+}
+
+pub struct Loader {
+    rx: Receiver<Result<Batch>>,
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+    pub records: u64,
+}
+
+impl Loader {
+    /// Starts producing batches of `batch` triplets from step `start_step` on.
+    pub fn spawn(path: &Path, batch: usize, seed: u64, start_step: u64) -> Result<Self> {
+        let reader = TripletReader::open(path)?;
+        let records = reader.len();
+        ensure!(
+            records > 0,
+            "{} holds no triplets; generate data with `cerise data triplets`",
+            path.display()
+        );
+        ensure!(
+            records <= u64::from(u32::MAX),
+            "{} holds {records} triplets; the loader indexes at most 2^32",
+            path.display()
+        );
+        let (tx, rx) = channel::bounded(QUEUE_DEPTH);
+        let stop = Arc::new(AtomicBool::new(false));
+        let thread_stop = Arc::clone(&stop);
+        let thread = std::thread::Builder::new()
+            .name("cerise-loader".to_string())
+            .spawn(move || {
+                let mut pos = start_step * batch as u64;
+                let mut epoch = u64::MAX;
+                let mut perm = Vec::new();
+                let mut triplets = Vec::with_capacity(batch);
+                while !thread_stop.load(Ordering::Relaxed) {
+                    triplets.clear();
+                    let mut result = Ok(());
+                    for _ in 0..batch {
+                        if pos / records != epoch {
+                            epoch = pos / records;
+                            perm = epoch_permutation(records, seed, epoch);
+                        }
+                        let index = u64::from(perm[(pos % records) as usize]);
+                        pos += 1;
+                        match reader.get(index) {
+                            Ok(t) => triplets.push(t),
+                            Err(e) => {
+                                result = Err(e);
+                                break;
+                            }
+                        }
+                    }
+                    let item = result.map(|()| Batch::from_triplets(&triplets));
+                    let failed = item.is_err();
+                    if tx.send(item).is_err() || failed {
+                        break;
+                    }
+                }
+            })
+            .context("cannot start the loader thread")?;
+        Ok(Loader {
+            rx,
+            stop,
+            thread: Some(thread),
+            records,
+        })
+    }
+
+    pub fn next(&self) -> Result<Batch> {
+        self.rx
+            .recv()
+            .context("the loader thread stopped unexpectedly")?
+    }
+}
+
+impl Drop for Loader {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        // Unblock a send waiting on a full queue.
+        while self.rx.try_recv().is_ok() {}
+        if let Some(t) = self.thread.take() {
+            while !t.is_finished() {
+                while self.rx.try_recv().is_ok() {}
+                std::thread::yield_now();
+            }
+            let _ = t.join();
+        }
+    }
+}
+
+/// A fixed, evenly spread sample of up to `count` triplets of a file (the validation set).
+pub fn spread_sample(path: &Path, count: usize) -> Result<Vec<Triplet>> {
+    let reader = TripletReader::open(path)?;
+    let n = reader.len();
+    ensure!(n > 0, "{} holds no triplets", path.display());
+    let take = (count as u64).min(n);
+    (0..take).map(|i| reader.get(i * n / take)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn permutation_is_a_seeded_permutation() {
+        let a = epoch_permutation(1000, 1, 0);
+        let mut sorted = a.clone();
+        sorted.sort_unstable();
+        assert_eq!(sorted, (0..1000).collect::<Vec<u32>>());
+        assert_eq!(a, epoch_permutation(1000, 1, 0));
+        assert_ne!(a, epoch_permutation(1000, 1, 1));
+        assert_ne!(a, epoch_permutation(1000, 2, 0));
+    }
+
+    #[test]
+    fn batch_lists_p_then_q_then_r() {
+        use crate::chess::CompactBoard;
+        let mk = |code: u8| {
+            let mut b = [0u8; 64];
+            b[0] = code;
+            CompactBoard(b)
+        };
+        let t = |k: u8| Triplet {
+            p: mk(k),
+            q: mk(k + 4),
+            r: mk(k + 8),
+            result: 0,
+        };
+        let b = Batch::from_triplets(&[t(1), t(2)]);
+        assert_eq!(b.n, 2);
+        // Square 0 of code c is feature (c-1)*64.
+        let firsts: Vec<i64> = b
+            .boards
+            .offsets
+            .iter()
+            .map(|&o| b.boards.indices[o as usize])
+            .collect();
+        assert_eq!(firsts, vec![0, 64, 256, 320, 512, 576]);
+    }
+}

@@ -1,0 +1,230 @@
+//! End-to-end tests on the data fixture: PGN → triplets → train → checkpoint/resume → engine
+//! load → evalnet. Small batches and few steps keep the whole file to seconds on a CPU.
+
+use super::checkpoint;
+use super::config::{OptimKind, TrainConfig};
+use super::evalnet::{evalnet, EvalnetArgs};
+use super::run::{metrics_path, train};
+use crate::data::{split_paths, write_triplets, Split, TripletConfig};
+use crate::eval::{Evaluator, NetEvaluator, NetEvaluatorConfig};
+use crate::net::DeviceChoice;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::sync::OnceLock;
+
+const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/src/data/fixtures/mini.pgn");
+
+fn temp_dir(tag: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("cerise-train-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir is writable");
+    dir
+}
+
+/// The fixture's triplets, written once per test process: `[train, valid, test]` paths.
+fn fixture_triplets() -> &'static [PathBuf; 3] {
+    static PATHS: OnceLock<[PathBuf; 3]> = OnceLock::new();
+    PATHS.get_or_init(|| {
+        let prefix = temp_dir("data").join("mini");
+        let pgn = std::fs::read(FIXTURE).expect("fixture exists");
+        let config = TripletConfig::default();
+        let summary = write_triplets(pgn.as_slice(), FIXTURE, &prefix, &config, |_| {})
+            .expect("fixture converts");
+        assert!(
+            summary.triplets_per_split.iter().all(|&n| n > 0),
+            "{summary}"
+        );
+        split_paths(&prefix)
+    })
+}
+
+fn config(out: &Path, steps: u64) -> TrainConfig {
+    let [train, valid, _] = fixture_triplets().clone();
+    TrainConfig {
+        train,
+        valid,
+        kappa: 1.0,
+        optimiser: OptimKind::Adam,
+        lr0: 0.003,
+        tau: 0.0,
+        batch: 64,
+        steps,
+        eval_every: 10,
+        checkpoint_every: 10,
+        valid_batches: 4,
+        seed: 7,
+        torch_threads: 1,
+        device: "cpu".to_string(),
+        out_dir: out.to_path_buf(),
+        ..TrainConfig::default()
+    }
+}
+
+fn quiet() -> impl FnMut(&str) {
+    |_| {}
+}
+
+#[test]
+fn loss_falls_and_train_ordering_beats_chance() {
+    let out = temp_dir("learn");
+    let [train_path, ..] = fixture_triplets().clone();
+    // Validate on the training file itself: the fixture is too small to generalise from.
+    let c = TrainConfig {
+        valid: train_path,
+        steps: 60,
+        ..config(&out, 60)
+    };
+    let outcome = train(&c, false, &AtomicBool::new(false), &mut quiet()).expect("trains");
+    assert_eq!(outcome.step, 60);
+    let rows = super::metrics::read(&metrics_path(&out)).expect("metrics");
+    assert_eq!(rows.len(), 6);
+    let (first, last) = (rows[0], rows[rows.len() - 1]);
+    assert!(
+        last.valid_loss < first.valid_loss,
+        "loss {} -> {}",
+        first.valid_loss,
+        last.valid_loss
+    );
+    assert!(
+        last.valid_accuracy > 0.5,
+        "accuracy {}",
+        last.valid_accuracy
+    );
+    assert!(out.join("curves.png").exists());
+
+    // The engine's own loader accepts the result and scores boards with it.
+    let eval = NetEvaluator::load(
+        &outcome.net,
+        DeviceChoice::Cpu,
+        NetEvaluatorConfig::default(),
+    )
+    .expect("the engine loads a trained net");
+    assert_eq!(eval.content_id(), outcome.net_id);
+    let start = crate::chess::Position::startpos().compact();
+    let mut scores = Vec::new();
+    eval.evaluate(&[start, start], &mut scores)
+        .expect("evaluates");
+    assert_eq!(scores.len(), 2);
+    assert!(scores[0].is_finite() && scores[0] == scores[1]);
+}
+
+#[test]
+fn resume_continues_to_the_same_weights_as_an_uninterrupted_run() {
+    let straight = temp_dir("straight");
+    let full = train(
+        &config(&straight, 20),
+        false,
+        &AtomicBool::new(false),
+        &mut quiet(),
+    )
+    .expect("trains");
+
+    let split = temp_dir("split");
+    let first = train(
+        &config(&split, 10),
+        false,
+        &AtomicBool::new(false),
+        &mut quiet(),
+    )
+    .expect("first half");
+    assert_eq!(first.step, 10);
+    // Without --resume an existing run is never overwritten.
+    assert!(train(
+        &config(&split, 20),
+        false,
+        &AtomicBool::new(false),
+        &mut quiet()
+    )
+    .is_err());
+    let second = train(
+        &config(&split, 20),
+        true,
+        &AtomicBool::new(false),
+        &mut quiet(),
+    )
+    .expect("resumes");
+    assert_eq!(second.step, 20);
+    assert_eq!(
+        second.net_id, full.net_id,
+        "optimiser state, data order and step all resume exactly"
+    );
+    let steps: Vec<u64> = super::metrics::read(&metrics_path(&split))
+        .expect("metrics")
+        .iter()
+        .map(|r| r.step)
+        .collect();
+    assert_eq!(steps, [10, 20]);
+}
+
+#[test]
+fn a_stopped_run_leaves_a_loadable_checkpoint() {
+    let out = temp_dir("stop");
+    let stop = AtomicBool::new(true);
+    let c = TrainConfig {
+        checkpoint_every: 1000,
+        ..config(&out, 50)
+    };
+    let outcome = train(&c, false, &stop, &mut quiet()).expect("stops cleanly");
+    assert!(outcome.stopped);
+    assert_eq!(outcome.step, 0);
+    let newest = checkpoint::newest(&out)
+        .expect("lists")
+        .expect("a checkpoint");
+    assert_eq!(checkpoint::read_state(&newest).expect("state").step, 0);
+    crate::net::load(&checkpoint::net_path(&newest)).expect("the checkpoint net loads");
+    let resumed = train(&c, true, &AtomicBool::new(false), &mut quiet()).expect("resumes");
+    assert_eq!((resumed.step, resumed.stopped), (50, false));
+    assert_eq!(
+        checkpoint::list(&out).expect("lists").len(),
+        2,
+        "older ones are pruned"
+    );
+}
+
+#[test]
+fn data_train_evalnet_end_to_end() {
+    let out = temp_dir("e2e");
+    let outcome = train(
+        &config(&out, 30),
+        false,
+        &AtomicBool::new(false),
+        &mut quiet(),
+    )
+    .expect("trains");
+    let [_, _, test] = fixture_triplets().clone();
+    let args = EvalnetArgs {
+        net: outcome.net.clone(),
+        games: PathBuf::from(FIXTURE),
+        seed: TripletConfig::default().seed,
+        split: Split::Test,
+        split_ratios: TripletConfig::default().split,
+        skip_plies: TripletConfig::default().skip_plies,
+        triplets: Some(test.clone()),
+        max_games: None,
+        markdown: true,
+        device: DeviceChoice::Cpu,
+        no_progress: true,
+    };
+    let report = evalnet(&args, &indicatif::ProgressBar::hidden()).expect("evaluates");
+    let test_triplets = crate::data::TripletReader::open(&test)
+        .expect("opens")
+        .len();
+    assert_eq!(report.ordering.expect("triplets given").n, test_triplets);
+    // Every test-split position with a choice is a move-matching trial, and each trial
+    // yielded exactly one triplet when the data was written.
+    assert_eq!(report.top1.n, test_triplets);
+    assert!(report.games > 0);
+    assert!(report.top3.hits >= report.top1.hits);
+    let per_piece: u64 = report.move_selector.iter().map(|r| r.n).sum();
+    assert_eq!(per_piece, report.top1.n);
+    assert_eq!(report.piece_selector.n, report.top1.n);
+    assert!(report.to_markdown().contains("| move match top-1 |"));
+
+    // A triplet file from another split is refused rather than silently mismatched.
+    let wrong = EvalnetArgs {
+        triplets: Some(fixture_triplets()[0].clone()),
+        ..args
+    };
+    let err = evalnet(&wrong, &indicatif::ProgressBar::hidden()).unwrap_err();
+    assert!(format!("{err:#}").contains("--split"), "{err:#}");
+}
