@@ -27,7 +27,7 @@ pub fn frontier_value(
 ) -> i32 {
     td.pv[ply + 1].clear();
     if is_noisy(&child.mv) || child.pos.is_check() {
-        return -qsearch(td, &child.pos, -beta, -alpha, ply + 1, child.eval);
+        return -qsearch(td, &child.pos, -beta, -alpha, ply + 1, 1, child.eval);
     }
     td.seldepth = td.seldepth.max(ply + 1);
     // Not in check, so a 50-move position cannot be mate: it is a draw.
@@ -77,7 +77,7 @@ pub fn search(
         depth += 1;
     }
     if depth <= 0 {
-        return qsearch(td, pos, alpha, beta, ply, static_eval);
+        return qsearch(td, pos, alpha, beta, ply, 0, static_eval);
     }
     if ply >= MAX_PLY - 1 {
         return static_eval;

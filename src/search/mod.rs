@@ -11,6 +11,7 @@ pub mod qsearch;
 pub mod report;
 pub mod root;
 pub mod score;
+pub mod see;
 pub mod thread;
 pub mod time;
 pub mod tt;

@@ -38,6 +38,9 @@ pub const LMR_FULL_MOVES: usize = 3;
 /// skipped before its child is even built.
 pub const DELTA_MARGIN: i32 = 200;
 
+/// Quiescence plies below the horizon before the static eval is taken as final, even in check.
+pub const QS_MAX_PLIES: usize = 8;
+
 /// Piece values used by MVV-LVA and delta pruning (pawn, knight, bishop, rook, queen, king).
 pub const PIECE_VALUES: [i32; 6] = [100, 320, 330, 500, 900, 0];
 

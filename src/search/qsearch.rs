@@ -1,10 +1,15 @@
 //! Quiescence search: stand pat on the static eval the parent already computed, then try the
 //! noisy moves, their children evaluated in one batch. In check there is no stand pat: every
 //! evasion is searched, so mates at the horizon are seen.
+//!
+//! Both are bounded by `QS_MAX_PLIES`: an evaluator that does not value material (an untrained
+//! net) never makes stand-pat cut, and the capture/check tree then grows exponentially.
 
 use super::ordering::{is_noisy, material_gain, order_children, OrderHints};
-use super::params::{DELTA_MARGIN, MAX_PLY};
+use super::params::{DELTA_MARGIN, MAX_PLY, QS_MAX_PLIES};
 use super::score::{mated_in, DRAW, INFINITY};
+use super::see::see;
+use shakmaty::Position as _;
 use super::thread::ThreadData;
 use crate::chess::{MoveList, Position};
 
@@ -14,6 +19,7 @@ pub fn qsearch(
     mut alpha: i32,
     beta: i32,
     ply: usize,
+    qply: usize,
     static_eval: i32,
 ) -> i32 {
     if td.aborted {
@@ -27,6 +33,13 @@ pub fn qsearch(
         return static_eval;
     }
     let in_check = pos.is_check();
+    if qply >= QS_MAX_PLIES {
+        // Still report mate at the cut-off; anything else is scored by the evaluator alone.
+        if in_check && pos.legal_moves().is_empty() {
+            return mated_in(ply);
+        }
+        return static_eval;
+    }
     let mut best;
     let mut moves: MoveList;
     if in_check {
@@ -47,7 +60,11 @@ pub fn qsearch(
         alpha = alpha.max(best);
         // Delta pruning: skip captures that cannot reach alpha even winning the piece for free.
         moves = pos.noisy_moves();
-        moves.retain(|m| static_eval + material_gain(m) + DELTA_MARGIN > alpha);
+        let board = pos.inner().board();
+        moves.retain(|m| {
+            static_eval + material_gain(m) + DELTA_MARGIN > alpha
+                && (m.is_promotion() || see(board, m) >= 0)
+        });
         if moves.is_empty() {
             return best;
         }
@@ -69,7 +86,7 @@ pub fn qsearch(
     for &(_, i) in &buf.order {
         let child = &buf.children[i as usize];
         debug_assert!(in_check || is_noisy(&child.mv));
-        let score = -qsearch(td, &child.pos, -beta, -alpha, ply + 1, child.eval);
+        let score = -qsearch(td, &child.pos, -beta, -alpha, ply + 1, qply + 1, child.eval);
         if td.aborted {
             break;
         }
