@@ -10,8 +10,12 @@
 # Extra arguments go to pytest (e.g. `scripts/test.sh -k perft`).
 #
 # Rust tests and clippy use the release profile so that they share the libtorch-linked
-# dependencies (and torch-sys's C++ shim) that setup has already built; a dev-profile build
-# would compile all of them a second time.
+# dependencies (and torch-sys's C++ shim) that setup has already built. Measured on the
+# 2-core machine after a release build: `cargo test --release` 26 s, plain `cargo test`
+# 8 min (it compiles every dependency again at the dev profile).
+#
+# From a fresh clone (libtorch already downloaded) the whole run takes about 9 minutes:
+# 4.5 for the release build, then clippy 1, Rust tests 0.5, engine tests 2.
 set -uo pipefail
 
 repo="$(cd "$(dirname "$0")/.." && pwd)"
