@@ -48,6 +48,15 @@ pub struct OrderHints<'a> {
     pub history: Option<&'a [[i32; 64]; 64]>,
 }
 
+impl OrderHints<'_> {
+    /// No TT move, killers or history: what quiescence orders by (MVV-LVA and child score).
+    pub const NONE: OrderHints<'static> = OrderHints {
+        tt_move: 0,
+        killers: [None; 2],
+        history: None,
+    };
+}
+
 /// Fills `buf.order` with every child, best first. Deterministic: ties go to move order.
 pub fn order_children(buf: &mut PlyBuf, hints: &OrderHints) {
     buf.order.clear();
@@ -168,14 +177,7 @@ mod tests {
         let mut buf = buf_for("4k3/8/8/8/8/8/8/R3K3 w - - 0 1");
         let target = buf.children.len() - 1;
         buf.children[target].eval = -500; // the opponent is worse off after this move
-        order_children(
-            &mut buf,
-            &OrderHints {
-                tt_move: 0,
-                killers: [None; 2],
-                history: None,
-            },
-        );
+        order_children(&mut buf, &OrderHints::NONE);
         assert_eq!(buf.order[0].1 as usize, target);
     }
 

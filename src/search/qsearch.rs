@@ -9,9 +9,9 @@ use super::ordering::{is_noisy, material_gain, order_children, OrderHints};
 use super::params::{DELTA_MARGIN, MAX_PLY, QS_MAX_PLIES};
 use super::score::{mated_in, DRAW, INFINITY};
 use super::see::see;
-use shakmaty::Position as _;
 use super::thread::ThreadData;
 use crate::chess::{MoveList, Position};
+use shakmaty::Position as _;
 
 pub fn qsearch(
     td: &mut ThreadData,
@@ -74,14 +74,7 @@ pub fn qsearch(
         td.stack[ply] = buf;
         return 0;
     }
-    order_children(
-        &mut buf,
-        &OrderHints {
-            tt_move: 0,
-            killers: [None; 2],
-            history: None,
-        },
-    );
+    order_children(&mut buf, &OrderHints::NONE);
     td.history.push(pos.key());
     for &(_, i) in &buf.order {
         let child = &buf.children[i as usize];
