@@ -5,11 +5,16 @@ pub mod cache;
 pub mod fake;
 pub mod material;
 pub mod net_eval;
+pub mod net_model;
+pub mod searcher;
+pub mod throughput;
 
 pub use cache::EvalCache;
 pub use fake::FakeEvaluator;
 pub use material::MaterialEvaluator;
 pub use net_eval::{NetEvaluator, NetEvaluatorConfig};
+pub use net_model::{Encoder, Precision};
+pub use searcher::{BatchStats, SearcherGuard};
 
 use crate::chess::CompactBoard;
 
@@ -47,5 +52,17 @@ pub trait Evaluator: Send + Sync {
         let mut out = Vec::with_capacity(1);
         self.evaluate(std::slice::from_ref(board), &mut out)?;
         Ok(vec![("total".to_string(), out[0])])
+    }
+
+    /// Called by each search thread before it starts evaluating; it holds the guard until it
+    /// will make no more calls. A batching evaluator uses the count of registered searchers
+    /// to flush as soon as all of them are waiting; the default does nothing.
+    fn register_searcher(&self) -> SearcherGuard {
+        SearcherGuard::none()
+    }
+
+    /// Cumulative batching figures, for evaluators that batch; `None` otherwise.
+    fn batch_stats(&self) -> Option<BatchStats> {
+        None
     }
 }

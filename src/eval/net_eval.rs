@@ -1,45 +1,74 @@
-//! The batcher: one thread owns the tch module; search threads send owned requests carrying
+//! The batcher: one thread owns the tch model; search threads send owned requests carrying
 //! their own reply channel, and the thread drains them into one no-grad forward pass.
 //!
-//! libtorch tensors are not `Sync`, so the thread builds and owns the VarStore, the model and
-//! a staging input buffer; everything else talks to it through channels. The evaluator
-//! thread fills each batch from the front of its queue, taking whole requests while they fit
-//! and splitting a request across batches when it does not, so every forward is as full as
-//! the waiting work allows and no request waits behind a later one.
+//! libtorch tensors are not `Sync`, so the thread builds and owns the model and its staging
+//! buffers (`net_model`); everything else talks to it through channels. The thread fills
+//! each batch from the front of its queue, taking whole requests while they fit and
+//! splitting a request across batches when it does not, so every forward is as full as the
+//! waiting work allows and no request waits behind a later one.
+//!
+//! Flush policy: a batch runs when it is full, or when every registered searcher has a
+//! request queued (none of them can add more work until answered), or at once when no
+//! searcher is registered (the `eval` command, tests). There is no timed wait: a searcher
+//! that unregisters wakes the thread, which re-checks the rule, so searchers may come and
+//! go (stop, a new `go`) while others wait.
 //!
 //! Shutdown (on drop): requests the thread has already taken from the channel are still
 //! evaluated; anything still in the channel afterwards is answered `EvalError::Stopped`.
 //! Either way every request gets exactly one reply.
 
-use super::{EvalError, EvalInfo, Evaluator};
-use crate::chess::{CompactBoard, ENCODING_WIDTH};
+use super::net_model::{EncoderTiming, Model};
+use super::{BatchStats, EvalError, EvalInfo, Evaluator, SearcherGuard};
+use super::{Encoder, Precision};
+use crate::chess::CompactBoard;
 use crate::net::device::device_name;
-use crate::net::{load_bytes, DeviceChoice, Mlp, NetError, NetFile};
+use crate::net::{load_bytes, DeviceChoice, NetError, NetFile};
 use crossbeam::channel::{self, Receiver, Sender};
 use std::collections::VecDeque;
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
-use tch::{nn::VarStore, Device, Kind, Tensor};
+use std::time::{Duration, Instant};
 
-/// Largest accepted `max_batch`; the staging buffer is `max_batch × 768` floats.
+/// Largest accepted `max_batch`; the staging buffers hold `max_batch` boards.
 pub const MAX_BATCH_LIMIT: usize = 1 << 16;
+
+/// Below this many rows a forward is too short for extra intra-op threads to pay for waking.
+pub const SMALL_BATCH: usize = 64;
 
 #[derive(Clone, Debug)]
 pub struct NetEvaluatorConfig {
     pub max_batch: usize,
-    /// libtorch intra-op threads for the evaluator thread; 0 leaves libtorch's default. One
-    /// suits small batches on a CPU shared with search threads.
+    /// libtorch intra-op threads for the forward passes; 0 chooses per batch with
+    /// [`auto_torch_threads`].
     pub torch_threads: usize,
+    pub encoder: Encoder,
+    /// Half precisions need CUDA.
+    pub precision: Precision,
 }
 
 impl Default for NetEvaluatorConfig {
     fn default() -> Self {
         Self {
             max_batch: 1024,
-            torch_threads: 1,
+            torch_threads: 0,
+            encoder: Encoder::Auto,
+            precision: Precision::Fp32,
         }
+    }
+}
+
+/// The intra-op thread rule for the CPU: a batch of fewer than [`SMALL_BATCH`] rows gets
+/// one thread; a larger one gets the cores not taken by searchers still running
+/// (`running` = registered searchers without a queued request), at least one. When the
+/// flush came from "everyone is waiting" that is every core; when it came from a full
+/// batch, running searchers keep theirs, so the two never fight over a core.
+pub fn auto_torch_threads(cores: usize, running: usize, rows: usize) -> usize {
+    if rows < SMALL_BATCH {
+        1
+    } else {
+        cores.saturating_sub(running).max(1)
     }
 }
 
@@ -53,13 +82,18 @@ pub struct EvalRequest {
 
 enum Msg {
     Eval(EvalRequest),
+    /// A searcher left: re-check the flush rule.
+    Wake,
     Shutdown,
 }
 
 #[derive(Default)]
-struct Counters {
+struct Shared {
     batches: AtomicU64,
     positions: AtomicU64,
+    busy_ns: AtomicU64,
+    /// Registered searchers.
+    active: AtomicUsize,
 }
 
 /// Forward passes run and positions evaluated since load (the warm-up not counted).
@@ -70,11 +104,20 @@ pub struct NetStats {
     pub mean_batch: f64,
 }
 
+/// What the evaluator thread settled on at load.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Chosen {
+    encoder: Encoder,
+    timing: Option<EncoderTiming>,
+}
+
 pub struct NetEvaluator {
     tx: Sender<Msg>,
     thread: Option<JoinHandle<()>>,
-    counters: Arc<Counters>,
+    shared: Arc<Shared>,
     info: EvalInfo,
+    chosen: Chosen,
+    precision: Precision,
     cp_per_unit: f32,
     content_id: String,
 }
@@ -102,7 +145,8 @@ impl NetEvaluator {
         Self::from_net(load_bytes(bytes, origin)?, origin, device, config)
     }
 
-    /// Starts the evaluator thread on an already validated net.
+    /// Starts the evaluator thread on an already validated net; returns once the model is
+    /// built and warmed up (and, for `Encoder::Auto`, the encoder chosen).
     pub fn from_net(
         net: NetFile,
         origin: &str,
@@ -116,39 +160,62 @@ impl NetEvaluator {
             )));
         }
         let device = device.resolve()?;
+        config.precision.check_device(device)?;
         let stem = Path::new(origin)
             .file_stem()
             .map_or_else(|| origin.to_string(), |s| s.to_string_lossy().into_owned());
-        let info = EvalInfo {
-            name: format!("net {stem} ({})", net.meta.preset),
-            device: device_name(device),
-            max_batch: config.max_batch,
-        };
+        let preset = net.meta.preset.clone();
         let cp_per_unit = net.meta.cp_per_unit;
         let content_id = net.content_id.clone();
-        let counters = Arc::new(Counters::default());
+        let shared = Arc::new(Shared::default());
         let (tx, rx) = channel::unbounded();
         let (ready_tx, ready_rx) = channel::bounded(1);
-        let thread_counters = Arc::clone(&counters);
+        let thread_shared = Arc::clone(&shared);
+        let thread_config = config.clone();
         let thread = std::thread::Builder::new()
             .name("cerise-eval".to_string())
-            .spawn(move || match Model::build(&net, device, &config) {
-                Ok(model) => {
-                    drop(net);
-                    let _ = ready_tx.send(Ok(()));
-                    Batcher::new(model, config.max_batch, thread_counters).run(&rx);
+            .spawn(move || {
+                let config = thread_config;
+                if config.torch_threads > 0 {
+                    tch::set_num_threads(config.torch_threads as i32);
                 }
-                Err(e) => {
-                    let _ = ready_tx.send(Err(e));
+                match Model::build(
+                    &net,
+                    device,
+                    config.max_batch,
+                    config.encoder,
+                    config.precision,
+                ) {
+                    Ok(model) => {
+                        drop(net);
+                        let chosen = Chosen {
+                            encoder: model.encoder(),
+                            timing: model.timing(),
+                        };
+                        let _ = ready_tx.send(Ok(chosen));
+                        Batcher::new(model, &config, device.is_cuda(), thread_shared).run(&rx);
+                    }
+                    Err(e) => {
+                        let _ = ready_tx.send(Err(e));
+                    }
                 }
             })
             .map_err(|e| NetError::ThreadFailed(format!("cannot start it: {e}")))?;
         match ready_rx.recv() {
-            Ok(Ok(())) => Ok(NetEvaluator {
+            Ok(Ok(chosen)) => Ok(NetEvaluator {
                 tx,
                 thread: Some(thread),
-                counters,
-                info,
+                shared,
+                info: EvalInfo {
+                    name: format!(
+                        "net {stem} ({preset}, {} encoder, {})",
+                        chosen.encoder, config.precision
+                    ),
+                    device: device_name(device),
+                    max_batch: config.max_batch,
+                },
+                chosen,
+                precision: config.precision,
                 cp_per_unit,
                 content_id,
             }),
@@ -179,17 +246,39 @@ impl NetEvaluator {
     }
 
     pub fn stats(&self) -> NetStats {
-        let batches = self.counters.batches.load(Ordering::Relaxed);
-        let positions = self.counters.positions.load(Ordering::Relaxed);
+        let s = self.batch_figures();
         NetStats {
-            batches,
-            positions,
-            mean_batch: if batches == 0 {
-                0.0
-            } else {
-                positions as f64 / batches as f64
-            },
+            batches: s.batches,
+            positions: s.positions,
+            mean_batch: s.mean_batch(),
         }
+    }
+
+    fn batch_figures(&self) -> BatchStats {
+        BatchStats {
+            batches: self.shared.batches.load(Ordering::Relaxed),
+            positions: self.shared.positions.load(Ordering::Relaxed),
+            busy: Duration::from_nanos(self.shared.busy_ns.load(Ordering::Relaxed)),
+        }
+    }
+
+    /// The encoder in use (never `Auto`: that was resolved at load).
+    pub fn encoder(&self) -> Encoder {
+        self.chosen.encoder
+    }
+
+    /// Per-position forward cost of each encoder, when `Auto` measured them at load.
+    pub fn encoder_timing(&self) -> Option<EncoderTiming> {
+        self.chosen.timing
+    }
+
+    pub fn precision(&self) -> Precision {
+        self.precision
+    }
+
+    /// Registered searchers right now.
+    pub fn active_searchers(&self) -> usize {
+        self.shared.active.load(Ordering::SeqCst)
     }
 
     pub fn cp_per_unit(&self) -> f32 {
@@ -234,6 +323,21 @@ impl Evaluator for NetEvaluator {
             ("score (side to move, cp)".to_string(), score),
         ])
     }
+
+    fn register_searcher(&self) -> SearcherGuard {
+        self.shared.active.fetch_add(1, Ordering::SeqCst);
+        let shared = Arc::clone(&self.shared);
+        let tx = self.tx.clone();
+        SearcherGuard::new(move || {
+            shared.active.fetch_sub(1, Ordering::SeqCst);
+            // Fails only after shutdown, when there is nothing left to wake.
+            let _ = tx.send(Msg::Wake);
+        })
+    }
+
+    fn batch_stats(&self) -> Option<BatchStats> {
+        Some(self.batch_figures())
+    }
 }
 
 impl Drop for NetEvaluator {
@@ -257,78 +361,6 @@ fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
         .unwrap_or_else(|| "it panicked".to_string())
 }
 
-/// Everything libtorch; lives and dies on the evaluator thread.
-struct Model {
-    _vs: VarStore,
-    mlp: Mlp,
-    device: Device,
-    /// `[max_batch, 768]` f32 on the host, pinned when the model is on CUDA so the copy to
-    /// the device can be asynchronous; reused by every batch.
-    staging: Tensor,
-    /// `-cp_per_unit`: the sign turns "side that just moved" into "side to move".
-    scale: f32,
-}
-
-impl Model {
-    fn build(net: &NetFile, device: Device, config: &NetEvaluatorConfig) -> Result<Self, NetError> {
-        if config.torch_threads > 0 {
-            tch::set_num_threads(config.torch_threads as i32);
-        }
-        let vs = VarStore::new(device);
-        let mlp = Mlp::zeroed(&vs.root(), &net.meta.arch);
-        net.copy_into(&vs)?;
-        let rows = config.max_batch as i64;
-        let width = ENCODING_WIDTH as i64;
-        let mut staging = Tensor::f_zeros([rows, width], (Kind::Float, Device::Cpu))
-            .map_err(|e| NetError::torch("allocating the input buffer", e))?;
-        if device.is_cuda() {
-            staging = staging
-                .f_pin_memory(device)
-                .map_err(|e| NetError::torch("pinning the input buffer", e))?;
-        }
-        let mut model = Model {
-            _vs: vs,
-            mlp,
-            device,
-            staging,
-            scale: -net.meta.cp_per_unit,
-        };
-        // Warm-up: the first forward allocates and (on CUDA) initialises kernels; pay for it
-        // at load, not on the first move.
-        let mut scores = vec![0f32; 1];
-        model
-            .forward(1, &mut scores)
-            .map_err(|e| NetError::torch("running the warm-up forward pass", e))?;
-        Ok(model)
-    }
-
-    /// The staging buffer as a slice.
-    fn staging_mut(&mut self) -> &mut [f32] {
-        let len = self.staging.numel();
-        // SAFETY: `staging` is a contiguous f32 CPU tensor of `len` elements that this
-        // struct owns and never shares; the `&mut self` borrow keeps it alive and unaliased
-        // for the slice's lifetime. Any asynchronous copy reading it has finished, because
-        // `forward` waits for its results before returning.
-        unsafe { std::slice::from_raw_parts_mut(self.staging.data_ptr() as *mut f32, len) }
-    }
-
-    /// Scores (for the side to move, in centipawns) of the first `n` staged rows.
-    fn forward(&mut self, n: usize, scores: &mut [f32]) -> Result<(), tch::TchError> {
-        tch::no_grad(|| {
-            let mut input = self.staging.f_narrow(0, 0, n as i64)?;
-            if self.device.is_cuda() {
-                input = input.f_to_device_(self.device, Kind::Float, true, false)?;
-            }
-            let raw = self.mlp.f_forward(&input)?;
-            raw.f_copy_data(&mut scores[..n], n)
-        })?;
-        for s in &mut scores[..n] {
-            *s *= self.scale;
-        }
-        Ok(())
-    }
-}
-
 /// A request being worked on: `done` of its boards are scored into `out`.
 struct Pending {
     req: EvalRequest,
@@ -345,20 +377,38 @@ impl Pending {
 struct Batcher {
     model: Model,
     max_batch: usize,
-    counters: Arc<Counters>,
+    /// 0: choose per batch (CPU only; CUDA kernels do not use intra-op threads).
+    torch_threads: usize,
+    cores: usize,
+    shared: Arc<Shared>,
     queue: VecDeque<Pending>,
+    batch: Vec<CompactBoard>,
     scores: Vec<f32>,
 }
 
 impl Batcher {
-    fn new(model: Model, max_batch: usize, counters: Arc<Counters>) -> Self {
+    fn new(model: Model, config: &NetEvaluatorConfig, cuda: bool, shared: Arc<Shared>) -> Self {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         Self {
             model,
-            max_batch,
-            counters,
+            max_batch: config.max_batch,
+            torch_threads: if cuda { 1 } else { config.torch_threads },
+            cores,
+            shared,
             queue: VecDeque::new(),
-            scores: vec![0.0; max_batch],
+            batch: Vec::with_capacity(config.max_batch),
+            scores: vec![0.0; config.max_batch],
         }
+    }
+
+    fn queued(&self) -> usize {
+        self.queue.iter().map(Pending::remaining).sum()
+    }
+
+    /// The flush rule (see the module documentation). Each queued request is one caller
+    /// blocked on its reply, so "every searcher waiting" is `requests >= registered`.
+    fn should_flush(&self, queued: usize) -> bool {
+        queued >= self.max_batch || self.queue.len() >= self.shared.active.load(Ordering::SeqCst)
     }
 
     fn run(mut self, rx: &Receiver<Msg>) {
@@ -370,22 +420,35 @@ impl Batcher {
                 }
                 match rx.recv() {
                     Ok(Msg::Eval(req)) => self.accept(req),
+                    Ok(Msg::Wake) => continue,
                     Ok(Msg::Shutdown) | Err(_) => break,
                 }
             }
-            let mut queued: usize = self.queue.iter().map(Pending::remaining).sum();
+            let mut queued = self.queued();
             while !stopping && queued < self.max_batch {
                 match rx.try_recv() {
                     Ok(Msg::Eval(req)) => {
                         queued += req.boards.len();
                         self.accept(req);
                     }
+                    Ok(Msg::Wake) => {}
                     Ok(Msg::Shutdown) => stopping = true,
                     Err(_) => break,
                 }
             }
-            if !self.queue.is_empty() {
+            if self.queue.is_empty() {
+                continue;
+            }
+            if stopping || self.should_flush(queued) {
                 self.run_batch();
+                continue;
+            }
+            // Some registered searcher is still running: it will either queue a request or
+            // unregister, and both arrive here as a message.
+            match rx.recv() {
+                Ok(Msg::Eval(req)) => self.accept(req),
+                Ok(Msg::Wake) => {}
+                Ok(Msg::Shutdown) | Err(_) => stopping = true,
             }
         }
         while let Ok(msg) = rx.try_recv() {
@@ -404,34 +467,37 @@ impl Batcher {
         self.queue.push_back(Pending { req, done: 0, out });
     }
 
-    /// Stages boards from the front of the queue, runs one forward, and hands out scores.
+    /// Takes boards from the front of the queue, runs one forward, and hands out scores.
     fn run_batch(&mut self) {
-        let mut n = 0;
+        self.batch.clear();
         let mut touched = 0;
-        {
-            let staging = self.model.staging_mut();
-            for p in &self.queue {
-                let take = p.remaining().min(self.max_batch - n);
-                for board in &p.req.boards[p.done..p.done + take] {
-                    let row = &mut staging[n * ENCODING_WIDTH..(n + 1) * ENCODING_WIDTH];
-                    row.fill(0.0);
-                    for feature in board.active_features() {
-                        row[feature] = 1.0;
-                    }
-                    n += 1;
-                }
-                touched += 1;
-                if n == self.max_batch {
-                    break;
-                }
+        for p in &self.queue {
+            let take = p.remaining().min(self.max_batch - self.batch.len());
+            self.batch
+                .extend_from_slice(&p.req.boards[p.done..p.done + take]);
+            touched += 1;
+            if self.batch.len() == self.max_batch {
+                break;
             }
         }
-        match self.model.forward(n, &mut self.scores) {
+        let n = self.batch.len();
+        let threads = if self.torch_threads > 0 {
+            self.torch_threads
+        } else {
+            let active = self.shared.active.load(Ordering::SeqCst);
+            let running = active.saturating_sub(self.queue.len());
+            auto_torch_threads(self.cores, running, n)
+        };
+        self.model.set_threads(threads);
+        let started = Instant::now();
+        let result = self.model.forward(&self.batch, &mut self.scores);
+        self.shared
+            .busy_ns
+            .fetch_add(started.elapsed().as_nanos() as u64, Ordering::Relaxed);
+        match result {
             Ok(()) => {
-                self.counters.batches.fetch_add(1, Ordering::Relaxed);
-                self.counters
-                    .positions
-                    .fetch_add(n as u64, Ordering::Relaxed);
+                self.shared.batches.fetch_add(1, Ordering::Relaxed);
+                self.shared.positions.fetch_add(n as u64, Ordering::Relaxed);
                 let mut offset = 0;
                 while offset < n {
                     let Some(p) = self.queue.front_mut() else {
@@ -462,10 +528,13 @@ impl Batcher {
 mod tests {
     use super::*;
     use crate::chess::Position;
+    use crate::chess::ENCODING_WIDTH;
     use crate::net::init_net;
+    use crate::net::Mlp;
     use std::collections::HashMap;
     use std::path::PathBuf;
     use std::time::Duration;
+    use tch::{nn::VarStore, Device, Tensor};
 
     fn net_path(seed: u64) -> PathBuf {
         let dir = std::env::temp_dir().join(format!("cerise-neteval-tests-{}", std::process::id()));
@@ -479,6 +548,7 @@ mod tests {
         let config = NetEvaluatorConfig {
             max_batch,
             torch_threads: 1,
+            ..Default::default()
         };
         NetEvaluator::load(&net_path(11), DeviceChoice::Cpu, config).expect("net loads")
     }
@@ -641,7 +711,11 @@ mod tests {
     fn info_breakdown_and_stats() {
         let eval = evaluator(16);
         let info = eval.info();
-        assert_eq!(info.name, "net small-11 (small)");
+        assert!(
+            info.name.starts_with("net small-11 (small, ") && info.name.contains("fp32"),
+            "{}",
+            info.name
+        );
         assert_eq!(info.device, "cpu");
         assert_eq!(info.max_batch, 16);
         assert_eq!(eval.content_id().len(), 12);
@@ -670,6 +744,7 @@ mod tests {
         let config = NetEvaluatorConfig {
             max_batch: 0,
             torch_threads: 1,
+            ..Default::default()
         };
         let err = NetEvaluator::load(&net_path(11), DeviceChoice::Cpu, config)
             .err()
@@ -681,5 +756,194 @@ mod tests {
                 .expect("no CUDA here");
             assert!(matches!(err, NetError::CudaUnavailable), "{err}");
         }
+    }
+
+    fn evaluator_with(max_batch: usize, encoder: Encoder) -> NetEvaluator {
+        let config = NetEvaluatorConfig {
+            max_batch,
+            torch_threads: 1,
+            encoder,
+            ..Default::default()
+        };
+        NetEvaluator::load(&net_path(11), DeviceChoice::Cpu, config).expect("net loads")
+    }
+
+    #[test]
+    fn both_encoders_match_the_reference() {
+        let bs = boards(90);
+        let want = reference(&net_path(11), &bs);
+        for encoder in [Encoder::Dense, Encoder::Sparse, Encoder::Auto] {
+            let eval = evaluator_with(32, encoder);
+            assert_ne!(eval.encoder(), Encoder::Auto, "auto is resolved at load");
+            assert_eq!(eval.encoder_timing().is_some(), encoder == Encoder::Auto);
+            assert!(eval
+                .info()
+                .name
+                .contains(&format!("{} encoder", eval.encoder())));
+            let mut out = Vec::new();
+            eval.evaluate(&bs, &mut out).expect("evaluates");
+            assert_close(&out, &want);
+        }
+    }
+
+    #[test]
+    fn half_precision_on_the_cpu_is_refused_with_advice() {
+        let config = NetEvaluatorConfig {
+            precision: Precision::Bf16,
+            ..Default::default()
+        };
+        let err = NetEvaluator::load(&net_path(11), DeviceChoice::Cpu, config)
+            .err()
+            .expect("bf16 needs CUDA");
+        assert!(err.to_string().contains("use fp32"), "{err}");
+    }
+
+    #[test]
+    fn partial_batch_waits_for_every_registered_searcher() {
+        let eval = evaluator(64);
+        let bs = boards(10);
+        // No searcher registered: flushed at once.
+        let rx = eval.submit(bs[..3].to_vec());
+        rx.recv_timeout(Duration::from_secs(10))
+            .expect("answered at once")
+            .expect("scores");
+        let a = eval.register_searcher();
+        let b = eval.register_searcher();
+        assert_eq!(eval.active_searchers(), 2);
+        let before = eval.stats();
+        let first = eval.submit(bs[..3].to_vec());
+        // One of two searchers is waiting: the batcher must hold the partial batch. (The
+        // timeout only bounds the test; the batcher itself never sleeps.)
+        assert!(first.recv_timeout(Duration::from_millis(300)).is_err());
+        let second = eval.submit(bs[3..7].to_vec());
+        first
+            .recv_timeout(Duration::from_secs(10))
+            .expect("flushed once both wait")
+            .expect("scores");
+        second
+            .recv_timeout(Duration::from_secs(10))
+            .expect("same batch")
+            .expect("scores");
+        let after = eval.stats();
+        assert_eq!(after.batches - before.batches, 1, "one merged forward");
+        assert_eq!(after.positions - before.positions, 7);
+        // A searcher leaving while the other waits triggers the flush.
+        let third = eval.submit(bs[..2].to_vec());
+        assert!(third.recv_timeout(Duration::from_millis(200)).is_err());
+        drop(b);
+        third
+            .recv_timeout(Duration::from_secs(10))
+            .expect("a leaving searcher wakes the batcher")
+            .expect("scores");
+        drop(a);
+        assert_eq!(eval.active_searchers(), 0);
+        let batch = eval.batch_stats().expect("a batching evaluator reports");
+        assert_eq!(batch.batches, eval.stats().batches);
+        assert!(batch.busy > Duration::ZERO);
+    }
+
+    #[test]
+    fn a_full_batch_runs_without_waiting_for_searchers() {
+        let eval = evaluator(8);
+        let _a = eval.register_searcher();
+        let _b = eval.register_searcher();
+        let bs = boards(20);
+        let rx = eval.submit(bs[..8].to_vec());
+        rx.recv_timeout(Duration::from_secs(10))
+            .expect("a full batch is flushed")
+            .expect("scores");
+        // 20 boards: two full batches go, the 4 left wait for the other searcher.
+        let rx = eval.submit(bs.clone());
+        assert!(rx.recv_timeout(Duration::from_millis(300)).is_err());
+        let done = eval.stats();
+        assert_eq!(done.positions, 8 + 16);
+    }
+
+    /// 64 searcher threads, each repeatedly registering ("go"), evaluating random requests
+    /// and unregistering after a random count ("stop"), some keeping a request in flight.
+    #[test]
+    fn stress_64_searchers_with_random_stop_and_go() {
+        let eval = Arc::new(evaluator(128));
+        let bs = Arc::new(boards(300));
+        let want: Arc<HashMap<CompactBoard, f32>> = Arc::new(
+            bs.iter()
+                .copied()
+                .zip(reference(&net_path(11), &bs))
+                .collect(),
+        );
+        let (done_tx, done_rx) = channel::unbounded();
+        for t in 0..64u64 {
+            let (eval, bs, want, done_tx) = (
+                Arc::clone(&eval),
+                Arc::clone(&bs),
+                Arc::clone(&want),
+                done_tx.clone(),
+            );
+            std::thread::spawn(move || {
+                let mut rng = crate::data::rng::SplitMix64::new(t + 1);
+                let mut answered = 0usize;
+                let mut out = Vec::new();
+                for _session in 0..6 {
+                    let _guard = eval.register_searcher();
+                    let calls = rng.below(8);
+                    for _ in 0..calls {
+                        let len = 1 + rng.below(40);
+                        let start = rng.below(bs.len() - len);
+                        let req = &bs[start..start + len];
+                        eval.evaluate(req, &mut out).expect("evaluates");
+                        let expected: Vec<f32> = req.iter().map(|b| want[b]).collect();
+                        assert_close(&out, &expected);
+                        answered += 1;
+                    }
+                    if rng.below(4) == 0 {
+                        // Stop with a request submitted but not waited for.
+                        let _ = eval.submit(bs[..3].to_vec());
+                    }
+                }
+                let _ = done_tx.send(answered);
+            });
+        }
+        drop(done_tx);
+        let mut finished = 0;
+        while finished < 64 {
+            done_rx
+                .recv_timeout(Duration::from_secs(120))
+                .expect("every searcher finishes: no deadlock, no panic");
+            finished += 1;
+        }
+        assert_eq!(eval.active_searchers(), 0);
+        let stats = eval.stats();
+        assert!(stats.mean_batch > 1.0, "{stats:?}");
+    }
+
+    #[test]
+    fn drop_with_registered_searchers_and_pending_requests_hangs_nothing() {
+        let eval = evaluator(64);
+        let guards: Vec<_> = (0..3).map(|_| eval.register_searcher()).collect();
+        // Two of three searchers waiting: these cannot be flushed by the policy.
+        let pending = [eval.submit(boards(5)), eval.submit(boards(6))];
+        let (done_tx, done_rx) = channel::bounded(1);
+        std::thread::spawn(move || {
+            drop(eval);
+            let _ = done_tx.send(());
+        });
+        done_rx
+            .recv_timeout(Duration::from_secs(60))
+            .expect("dropping the evaluator must not hang");
+        for rx in pending {
+            let reply = rx
+                .recv_timeout(Duration::from_secs(5))
+                .expect("answered on shutdown");
+            assert!(matches!(reply, Ok(_) | Err(EvalError::Stopped(_))));
+        }
+        drop(guards);
+    }
+
+    #[test]
+    fn torch_thread_rule() {
+        assert_eq!(auto_torch_threads(2, 0, 8), 1, "small batches get one");
+        assert_eq!(auto_torch_threads(2, 0, 512), 2);
+        assert_eq!(auto_torch_threads(8, 3, 512), 5);
+        assert_eq!(auto_torch_threads(2, 7, 512), 1);
     }
 }

@@ -6,6 +6,7 @@ pub mod file;
 pub mod init;
 pub mod mlp;
 pub mod presets;
+pub mod sparse;
 
 pub use device::DeviceChoice;
 pub use error::NetError;
@@ -13,3 +14,4 @@ pub use file::{content_id, load, load_bytes, save, to_bytes, NetFile, NetMeta};
 pub use init::init_net;
 pub use mlp::Mlp;
 pub use presets::Arch;
+pub use sparse::SparseBoards;

@@ -75,6 +75,10 @@ pub fn run(
         return finish(control, release, emit, &pos, report, None);
     }
 
+    // Registered while this thread may evaluate; dropped before the helpers are joined
+    // (a batching evaluator waiting for "every searcher" must not wait for one that is
+    // itself waiting for the helpers).
+    let main_registration = shared.eval.register_searcher();
     let mut main = ThreadData::new(shared, control, true, history.clone());
     // The root itself is a node; its children are counted as they are created.
     main.count_nodes(1);
@@ -101,6 +105,7 @@ pub fn run(
             let helper_moves = moves.clone();
             let history = history.clone();
             scope.spawn(move || {
+                let _registration = shared.eval.register_searcher();
                 let mut td = ThreadData::new(shared, control, false, history);
                 helper_loop(&mut td, helper_moves, max_depth, id, in_check);
                 td.publish();
@@ -112,6 +117,7 @@ pub fn run(
             );
         }
         main.publish();
+        drop(main_registration);
         control.finish_threads();
     });
 

@@ -1,0 +1,179 @@
+//! The sparse form of the net's input: a board sets at most 32 of its 768 one-hot features,
+//! so the first layer is a sum of `l0.weight` columns. [`Mlp::f_forward_sparse`] computes it
+//! with `embedding_bag` over the Mlp's own parameters, so dense and sparse forwards share one
+//! set of weights (and one file format) and agree to floating-point rounding.
+
+use super::Mlp;
+use crate::chess::CompactBoard;
+use tch::{Device, TchError, Tensor};
+
+/// Boards as feature indices: `indices` lists every board's set features back to back and
+/// `offsets[i]` is where board `i`'s start (the `embedding_bag` layout).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SparseBoards {
+    pub indices: Vec<i64>,
+    pub offsets: Vec<i64>,
+}
+
+impl SparseBoards {
+    pub fn with_capacity(boards: usize) -> Self {
+        SparseBoards {
+            indices: Vec::with_capacity(boards * 32),
+            offsets: Vec::with_capacity(boards),
+        }
+    }
+
+    pub fn push(&mut self, board: &CompactBoard) {
+        self.offsets.push(self.indices.len() as i64);
+        self.indices
+            .extend(board.active_features().map(|f| f as i64));
+    }
+
+    pub fn from_boards<'a>(boards: impl IntoIterator<Item = &'a CompactBoard>) -> Self {
+        let mut out = SparseBoards::default();
+        for b in boards {
+            out.push(b);
+        }
+        out
+    }
+
+    /// Empties both lists, keeping their capacity for the next batch.
+    pub fn clear(&mut self) {
+        self.indices.clear();
+        self.offsets.clear();
+    }
+
+    pub fn len(&self) -> usize {
+        self.offsets.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.offsets.is_empty()
+    }
+
+    /// (indices, offsets) as int64 tensors on `device`.
+    pub fn to_tensors(&self, device: Device) -> Result<(Tensor, Tensor), TchError> {
+        let indices = Tensor::f_from_slice(&self.indices)?.f_to_device(device)?;
+        let offsets = Tensor::f_from_slice(&self.offsets)?.f_to_device(device)?;
+        Ok((indices, offsets))
+    }
+}
+
+impl Mlp {
+    /// Raw scores [N] (same sign convention as [`Mlp::f_forward`]) from `indices`/`offsets`
+    /// int64 tensors on the model's device, laid out as in [`SparseBoards`].
+    pub fn f_forward_sparse(&self, indices: &Tensor, offsets: &Tensor) -> Result<Tensor, TchError> {
+        let Some(first) = self.layers.first() else {
+            return Err(TchError::Shape("the net has no layers".to_string()));
+        };
+        // embedding_bag wants the table as [768, H]: row k is input feature k's column.
+        let table = first.ws.f_transpose(0, 1)?;
+        let (sum, _, _, _) = Tensor::f_embedding_bag(
+            &table,
+            indices,
+            offsets,
+            false,
+            0,
+            false,
+            None::<Tensor>,
+            false,
+        )?;
+        let mut h = match &first.bs {
+            Some(b) => sum.f_add(b)?,
+            None => sum,
+        };
+        // Every layer after the first is preceded by the ReLU of the one before it.
+        for layer in &self.layers[1..] {
+            h = h.f_relu()?.f_linear(&layer.ws, layer.bs.as_ref())?;
+        }
+        h.f_squeeze_dim(-1)
+    }
+
+    /// [`Mlp::f_forward_sparse`] on host boards; panics on a libtorch error, as
+    /// [`Mlp::forward`] does (for training code, where that is a bug).
+    pub fn forward_sparse(&self, boards: &SparseBoards) -> Tensor {
+        let device = self.layers.first().map_or(Device::Cpu, |l| l.ws.device());
+        let result = boards
+            .to_tensors(device)
+            .and_then(|(i, o)| self.f_forward_sparse(&i, &o));
+        match result {
+            Ok(t) => t,
+            Err(e) => panic!("Mlp::forward_sparse failed: {e}"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chess::{Position, ENCODING_WIDTH};
+    use crate::net::init::seeded;
+    use crate::net::Arch;
+    use tch::{nn, Kind};
+
+    fn boards(n: usize) -> Vec<CompactBoard> {
+        let mut out = vec![Position::from_fen("8/8/4k3/8/2K5/8/8/8 b - - 0 1")
+            .expect("valid fen")
+            .compact()];
+        let mut pos = Position::startpos();
+        let mut i = 0usize;
+        while out.len() < n {
+            let moves = pos.legal_moves();
+            if moves.is_empty() || pos.halfmoves() > 30 {
+                pos = Position::startpos();
+                continue;
+            }
+            pos = pos.play(&moves[(i * 5 + 1) % moves.len()]);
+            out.push(pos.compact());
+            i += 1;
+        }
+        out
+    }
+
+    fn dense(boards: &[CompactBoard]) -> Tensor {
+        let mut x = vec![0f32; boards.len() * ENCODING_WIDTH];
+        for (b, row) in boards.iter().zip(x.chunks_exact_mut(ENCODING_WIDTH)) {
+            b.encode_into(row);
+        }
+        Tensor::from_slice(&x).view([boards.len() as i64, ENCODING_WIDTH as i64])
+    }
+
+    #[test]
+    fn sparse_equals_dense_for_every_preset_shape() {
+        for preset in ["small", "mid"] {
+            let vs = nn::VarStore::new(Device::Cpu);
+            let arch = Arch::preset(preset).expect("preset exists");
+            let mlp = seeded(7, || Mlp::new(&vs.root(), &arch));
+            let b = boards(300);
+            let (sparse, dense) = tch::no_grad(|| {
+                (
+                    mlp.forward_sparse(&SparseBoards::from_boards(&b)),
+                    mlp.forward(&dense(&b)),
+                )
+            });
+            assert_eq!(sparse.size(), vec![300]);
+            let diff = (&sparse - &dense).abs().max().double_value(&[]);
+            assert!(diff < 1e-5, "{preset}: max |sparse - dense| = {diff}");
+            let spread = dense.std(false).double_value(&[]);
+            assert!(
+                spread > 1e-3,
+                "{preset}: scores should differ, std {spread}"
+            );
+        }
+    }
+
+    #[test]
+    fn layout_lists_features_per_board_and_clear_keeps_nothing() {
+        let b = boards(3);
+        let mut s = SparseBoards::from_boards(&b);
+        assert_eq!(s.len(), 3);
+        assert_eq!(s.offsets[0], 0);
+        assert_eq!(s.offsets[1], 2, "K vs K has two features");
+        assert!(s.indices.iter().all(|&i| (0..768).contains(&i)));
+        let (i, o) = s.to_tensors(Device::Cpu).expect("tensors");
+        assert_eq!(i.kind(), Kind::Int64);
+        assert_eq!(o.size(), vec![3]);
+        s.clear();
+        assert!(s.is_empty() && s.indices.is_empty());
+    }
+}
