@@ -4,7 +4,7 @@
 //! a cleared TT and evaluation cache, so the count does not depend on what ran before.
 
 use crate::chess::{KeyHistory, Position};
-use crate::eval::{EvalCache, Evaluator};
+use crate::eval::{BatchStats, EvalCache, Evaluator};
 use crate::search::{self, Limits, RootState, SearchConfig, SearchShared, TranspositionTable};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -34,14 +34,64 @@ impl Default for BenchConfig {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct BenchSummary {
     pub positions: usize,
     pub nodes: u64,
     pub elapsed: Duration,
+    /// Eval-cache probes and hits over the whole bench; every miss is one evaluation.
+    pub cache_probes: u64,
+    pub cache_hits: u64,
+    /// What a batching evaluator did during the bench (`None` for the others).
+    pub batches: Option<BatchStats>,
 }
 
 impl BenchSummary {
+    /// Positions the evaluator scored: the batcher's count when it reports one, else the
+    /// cache misses (each miss is evaluated exactly once).
+    pub fn evaluations(&self) -> u64 {
+        match &self.batches {
+            Some(b) => b.positions,
+            None => self.cache_probes - self.cache_hits,
+        }
+    }
+
+    pub fn evals_per_second(&self) -> f64 {
+        self.evaluations() as f64 / self.elapsed.as_secs_f64().max(1e-9)
+    }
+
+    pub fn cache_hit_rate(&self) -> f64 {
+        if self.cache_probes == 0 {
+            0.0
+        } else {
+            self.cache_hits as f64 / self.cache_probes as f64
+        }
+    }
+
+    /// `key=value` figures for the line before [`BenchSummary::final_line`]; batching
+    /// figures read `na` for evaluators that do not batch.
+    pub fn stats_line(&self) -> String {
+        let (mean_batch, busy) = match &self.batches {
+            Some(b) => (
+                format!("{:.1}", b.mean_batch()),
+                format!(
+                    "{:.3}",
+                    b.busy.as_secs_f64() / self.elapsed.as_secs_f64().max(1e-9)
+                ),
+            ),
+            None => ("na".to_string(), "na".to_string()),
+        };
+        format!(
+            "bench-stats nodes={} nps={} evals={} evals_per_s={:.0} mean_batch={mean_batch} \
+             cache_hit_rate={:.3} eval_busy={busy}",
+            self.nodes,
+            self.nps(),
+            self.evaluations(),
+            self.evals_per_second(),
+            self.cache_hit_rate()
+        )
+    }
+
     pub fn nps(&self) -> u64 {
         let micros = self.elapsed.as_micros().max(1);
         (u128::from(self.nodes) * 1_000_000 / micros) as u64
@@ -99,7 +149,11 @@ pub fn run(
         positions: positions.len(),
         nodes: 0,
         elapsed: Duration::ZERO,
+        cache_probes: 0,
+        cache_hits: 0,
+        batches: None,
     };
+    let batches_before = shared.eval.batch_stats();
     for (i, position) in positions.into_iter().enumerate() {
         shared.tt.clear();
         shared.cache.clear();
@@ -116,6 +170,10 @@ pub fn run(
         let result = search::search_blocking(root, limits, search_config.clone(), shared.clone());
         summary.elapsed += started.elapsed();
         summary.nodes += result.nodes;
+        // The cache counters restart at each clear, so collect them per position.
+        let (hits, probes) = shared.cache.stats();
+        summary.cache_hits += hits;
+        summary.cache_probes += probes;
         progress(&format!(
             "bench {:>2}/{}: {:>10} nodes  {:<6} {} ({fen})",
             i + 1,
@@ -125,6 +183,10 @@ pub fn run(
             crate::uci::format::score_text(result.score),
         ));
     }
+    summary.batches = match (shared.eval.batch_stats(), batches_before) {
+        (Some(after), Some(before)) => Some(after.since(&before)),
+        _ => None,
+    };
     Ok(summary)
 }
 
@@ -151,12 +213,28 @@ mod tests {
 
     #[test]
     fn nps_and_final_line() {
-        let s = BenchSummary {
+        let mut s = BenchSummary {
             positions: 1,
             nodes: 3000,
             elapsed: Duration::from_millis(1500),
+            cache_probes: 400,
+            cache_hits: 100,
+            batches: None,
         };
         assert_eq!(s.final_line(), "3000 nodes 2000 nps");
+        assert_eq!(
+            s.stats_line(),
+            "bench-stats nodes=3000 nps=2000 evals=300 evals_per_s=200 mean_batch=na \
+             cache_hit_rate=0.250 eval_busy=na"
+        );
+        s.batches = Some(BatchStats {
+            batches: 10,
+            positions: 240,
+            busy: Duration::from_millis(750),
+        });
+        assert!(s.stats_line().ends_with(
+            "evals=240 evals_per_s=160 mean_batch=24.0 cache_hit_rate=0.250 eval_busy=0.500"
+        ));
     }
 
     #[test]
@@ -172,5 +250,48 @@ mod tests {
         assert_eq!(a.nodes, b.nodes);
         assert!(a.nodes > 0);
         assert_eq!(lines.len(), a.positions);
+    }
+
+    /// Batching must not change what a single searcher does: same nodes whatever the
+    /// batch limit (including one that splits sibling batches) and the encoder.
+    #[test]
+    fn node_count_with_one_thread_ignores_batching_settings() {
+        use crate::eval::{Encoder, NetEvaluator, NetEvaluatorConfig};
+        use crate::net::DeviceChoice;
+        let dir = std::env::temp_dir().join(format!("cerise-bench-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("small.safetensors");
+        crate::net::init_net("small", 3, &path).unwrap();
+        let config = BenchConfig {
+            depth: 3,
+            ..BenchConfig::default()
+        };
+        let mut counts = Vec::new();
+        for (max_batch, encoder) in [
+            (1024, Encoder::Dense),
+            (1024, Encoder::Sparse),
+            (16, Encoder::Sparse),
+            (256, Encoder::Auto),
+        ] {
+            let net = NetEvaluatorConfig {
+                max_batch,
+                encoder,
+                ..NetEvaluatorConfig::default()
+            };
+            let eval: Arc<dyn Evaluator> =
+                Arc::new(NetEvaluator::load(&path, DeviceChoice::Cpu, net).unwrap());
+            let summary = run(&config, eval, &mut |_| {}).unwrap();
+            let batches = summary.batches.expect("a net reports batching");
+            assert_eq!(batches.positions, summary.evaluations());
+            assert_eq!(
+                summary.evaluations(),
+                summary.cache_probes - summary.cache_hits,
+                "every cache miss is evaluated once"
+            );
+            assert!(batches.mean_batch() <= max_batch as f64);
+            counts.push(summary.nodes);
+        }
+        assert!(counts[0] > 1000, "{counts:?}");
+        assert!(counts.iter().all(|&n| n == counts[0]), "{counts:?}");
     }
 }

@@ -6,17 +6,17 @@
 pub mod evaluators;
 
 use crate::chess::{perft, ChessError, KeyHistory, Position};
-use crate::eval::{EvalCache, Evaluator};
+use crate::eval::{EvalCache, Evaluator, NetEvaluatorConfig, Precision};
 use crate::search::TranspositionTable;
 use crate::search::{
     self, Limits, RootState, SearchConfig, SearchEvent, SearchHandle, SearchShared,
 };
 use crate::uci::command::PositionSpec;
-use crate::uci::options::{parse_change, OptionChange, Options};
+use crate::uci::options::{parse_change, OptionChange, Options, EVAL_FAKE, EVAL_MATERIAL};
 use crossbeam::channel::Sender;
 use std::sync::Arc;
 
-pub use evaluators::load_evaluator;
+pub use evaluators::{load_evaluator, load_evaluator_with};
 
 /// Entries of the evaluation cache (8 bytes each).
 pub const EVAL_CACHE_ENTRIES: usize = 1 << 20;
@@ -47,6 +47,14 @@ pub fn root_from_spec(spec: &PositionSpec) -> Result<RootState, ChessError> {
         position = position.play(&mv);
     }
     Ok(RootState { position, history })
+}
+
+/// `<material>` and `<fake>` (and their bare names) take no net settings.
+fn is_builtin(spec: &str) -> bool {
+    let spec = spec.trim();
+    [EVAL_MATERIAL, EVAL_FAKE, "material", "fake"]
+        .iter()
+        .any(|b| spec.eq_ignore_ascii_case(b))
 }
 
 /// MiB of memory the kernel says is available, if it says.
@@ -196,25 +204,77 @@ impl Engine {
                 Ok(None)
             }
             OptionChange::EvalFile(spec) => {
-                self.replace_evaluator(&spec, self.options.device)?;
-                self.options.eval_file = spec;
-                Ok(Some(self.evaluator_summary()))
+                let options = Options {
+                    eval_file: spec,
+                    ..self.options.clone()
+                };
+                self.apply_evaluator_options(options)
             }
             OptionChange::Device(device) => {
-                let spec = self.options.eval_file.clone();
-                self.replace_evaluator(&spec, device)?;
-                self.options.device = device;
-                Ok(Some(self.evaluator_summary()))
+                let options = Options {
+                    device,
+                    ..self.options.clone()
+                };
+                self.apply_evaluator_options(options)
+            }
+            OptionChange::MaxBatch(max_batch) => {
+                let options = Options {
+                    max_batch,
+                    ..self.options.clone()
+                };
+                self.apply_evaluator_options(options)
+            }
+            OptionChange::Encoder(encoder) => {
+                let options = Options {
+                    encoder,
+                    ..self.options.clone()
+                };
+                self.apply_evaluator_options(options)
+            }
+            OptionChange::Precision(precision) => {
+                let on_cuda = self.options.device.resolve().is_ok_and(|d| d.is_cuda());
+                if precision != Precision::Fp32 && !on_cuda {
+                    return Err(format!(
+                        "Precision {precision} needs a CUDA device and the net runs on the \
+                         CPU; keeping {}",
+                        self.options.precision
+                    ));
+                }
+                let options = Options {
+                    precision,
+                    ..self.options.clone()
+                };
+                self.apply_evaluator_options(options)
             }
         }
     }
 
-    fn replace_evaluator(
-        &mut self,
-        spec: &str,
-        device: crate::net::device::DeviceChoice,
-    ) -> Result<(), String> {
-        let eval = load_evaluator(spec, device)
+    /// Reloads the evaluator when a setting it depends on changed (a builtin evaluator
+    /// ignores the net settings, so changing them only records the value).
+    fn apply_evaluator_options(&mut self, options: Options) -> Result<Option<String>, String> {
+        let old = &self.options;
+        let is_net = !is_builtin(&options.eval_file);
+        let reload = options.eval_file != old.eval_file
+            || options.device != old.device
+            || (is_net
+                && (options.max_batch != old.max_batch
+                    || options.encoder != old.encoder
+                    || options.precision != old.precision));
+        if reload {
+            self.replace_evaluator(&options)?;
+        }
+        self.options = options;
+        Ok(reload.then(|| self.evaluator_summary()))
+    }
+
+    fn replace_evaluator(&mut self, options: &Options) -> Result<(), String> {
+        let config = NetEvaluatorConfig {
+            max_batch: options.max_batch,
+            encoder: options.encoder,
+            precision: options.precision,
+            ..NetEvaluatorConfig::default()
+        };
+        let eval = load_evaluator_with(&options.eval_file, options.device, config)
             .map_err(|e| format!("{e}; still using {}", self.eval.info().name))?;
         self.eval = eval;
         // Scores from the previous evaluator must not leak into the new one's searches.
@@ -309,7 +369,9 @@ impl Engine {
             threads: threads.unwrap_or(1),
             ..crate::bench::BenchConfig::default()
         };
-        crate::bench::run(&config, self.eval.clone(), progress)
+        let summary = crate::bench::run(&config, self.eval.clone(), progress)?;
+        progress(&summary.stats_line());
+        Ok(summary)
     }
 
     fn search_config(&self, threads: usize) -> SearchConfig {
@@ -420,6 +482,33 @@ mod tests {
         assert_eq!(engine.options().hash_mib, 64);
         engine.set_option("Hash", "2").unwrap();
         assert_eq!(engine.options().hash_mib, 2);
+    }
+
+    #[test]
+    fn net_options_reload_a_net_and_half_precision_needs_cuda() {
+        let (mut engine, _rx) = engine();
+        engine.set_option("MaxBatch", "128").unwrap();
+        assert_eq!(engine.options().max_batch, 128);
+        let dir = std::env::temp_dir().join(format!("cerise-engine-net-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("small.safetensors");
+        crate::net::init_net("small", 2, &path).unwrap();
+        engine.set_option("Device", "cpu").unwrap();
+        engine
+            .set_option("EvalFile", path.to_str().unwrap())
+            .unwrap();
+        assert_eq!(engine.evaluator().info().max_batch, 128);
+        let news = engine.set_option("Encoder", "sparse").unwrap();
+        assert!(news.is_some_and(|n| n.contains("sparse encoder")));
+        engine.set_option("MaxBatch", "32").unwrap();
+        assert_eq!(engine.evaluator().info().max_batch, 32);
+        let e = engine.set_option("Precision", "fp16").unwrap_err();
+        assert!(
+            e.contains("needs a CUDA device") && e.contains("keeping fp32"),
+            "{e}"
+        );
+        assert_eq!(engine.options().precision, Precision::Fp32);
+        assert!(engine.evaluator().info().name.contains("fp32"));
     }
 
     #[test]

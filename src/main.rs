@@ -3,7 +3,9 @@
 use cerise::bench::{self, BenchConfig};
 use cerise::chess::perft;
 use cerise::chess::Position;
-use cerise::engine::{load_evaluator, perft_lines};
+use cerise::engine::{load_evaluator_with, perft_lines};
+use cerise::eval::throughput::{self, ThroughputConfig};
+use cerise::eval::{Encoder, NetEvaluatorConfig, Precision};
 use cerise::net::device::DeviceChoice;
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -36,6 +38,15 @@ enum Cmd {
         /// Where a net runs: auto, cpu or cuda.
         #[arg(long, default_value = "auto")]
         device: DeviceChoice,
+        /// Largest forward pass of a net evaluator.
+        #[arg(long, default_value_t = cerise::uci::options::MAX_BATCH_DEFAULT)]
+        max_batch: usize,
+        /// Net precision: fp32, or fp16/bf16 on CUDA.
+        #[arg(long, default_value = "fp32")]
+        precision: Precision,
+        /// Net input encoder: auto (timed at load), dense or sparse.
+        #[arg(long, default_value = "auto")]
+        encoder: Encoder,
     },
     /// Count move-generation leaves, split by root move.
     Perft {
@@ -87,9 +98,38 @@ enum NetCmd {
         #[arg(long, default_value_t = 0)]
         seed: u64,
     },
+    /// Raw forward throughput (positions/s, encoding from CompactBoard included) of a net
+    /// at one batch size: the ceiling `bench` evals/s is compared with.
+    Throughput {
+        /// A fresh net of this preset (weights do not change the speed).
+        #[arg(long, conflicts_with = "net", required_unless_present = "net")]
+        preset: Option<String>,
+        /// A .safetensors net file.
+        #[arg(long)]
+        net: Option<PathBuf>,
+        #[arg(long)]
+        batch: usize,
+        #[arg(long, default_value = "auto")]
+        device: DeviceChoice,
+        #[arg(long, default_value = "fp32")]
+        precision: Precision,
+        #[arg(long, default_value = "auto")]
+        encoder: Encoder,
+        /// libtorch intra-op threads; 0 applies the evaluator's rule.
+        #[arg(long, default_value_t = 0)]
+        torch_threads: usize,
+        /// Timed seconds after the warm-up.
+        #[arg(long, default_value_t = 3.0)]
+        seconds: f64,
+    },
 }
 
 fn main() -> ExitCode {
+    // Before libtorch starts its OpenMP pool: spinning workers collapsed throughput when
+    // two processes shared two cores. A value the user set is kept.
+    if std::env::var_os("OMP_WAIT_POLICY").is_none() {
+        std::env::set_var("OMP_WAIT_POLICY", "PASSIVE");
+    }
     let cli = Cli::parse();
     match run(cli.command.unwrap_or(Cmd::Uci)) {
         Ok(()) => ExitCode::SUCCESS,
@@ -111,8 +151,17 @@ fn run(command: Cmd) -> Result<(), String> {
             threads,
             eval,
             device,
+            max_batch,
+            precision,
+            encoder,
         } => {
-            let eval = load_evaluator(&eval, device)?;
+            let config = NetEvaluatorConfig {
+                max_batch,
+                precision,
+                encoder,
+                ..NetEvaluatorConfig::default()
+            };
+            let eval = load_evaluator_with(&eval, device, config)?;
             eprintln!("bench with {} on {}", eval.info().name, eval.info().device);
             let config = BenchConfig {
                 depth: depth.unwrap_or(bench::DEFAULT_DEPTH),
@@ -126,6 +175,7 @@ fn run(command: Cmd) -> Result<(), String> {
                 config.depth,
                 summary.elapsed.as_secs_f64()
             );
+            println!("{}", summary.stats_line());
             println!("{}", summary.final_line());
             Ok(())
         }
@@ -169,7 +219,48 @@ fn run(command: Cmd) -> Result<(), String> {
             println!("wrote {} ({id})", out.display());
             Ok(())
         }
+        Cmd::Net {
+            command:
+                NetCmd::Throughput {
+                    preset,
+                    net,
+                    batch,
+                    device,
+                    precision,
+                    encoder,
+                    torch_threads,
+                    seconds,
+                },
+        } => {
+            let net = match (net, preset) {
+                (Some(path), _) => cerise::net::load(&path).map_err(|e| e.to_string())?,
+                (None, Some(preset)) => fresh_net(&preset)?,
+                (None, None) => return Err("give --preset NAME or --net FILE".to_string()),
+            };
+            if !(seconds > 0.0 && seconds <= 3600.0) {
+                return Err(format!("--seconds must be in (0, 3600], got {seconds}"));
+            }
+            let config = ThroughputConfig {
+                batch,
+                device,
+                precision,
+                encoder,
+                torch_threads,
+                duration: std::time::Duration::from_secs_f64(seconds),
+            };
+            let result = throughput::measure(&net, &config).map_err(|e| e.to_string())?;
+            println!("{}", result.line());
+            Ok(())
+        }
     }
+}
+
+/// A seeded random net of `preset`, held in memory.
+fn fresh_net(preset: &str) -> Result<cerise::net::NetFile, String> {
+    let meta = cerise::net::NetMeta::for_preset(preset).map_err(|e| e.to_string())?;
+    let vs = tch::nn::VarStore::new(tch::Device::Cpu);
+    let _mlp = cerise::net::init::seeded(0, || cerise::net::Mlp::new(&vs.root(), &meta.arch));
+    cerise::net::NetFile::from_varstore(meta, &vs).map_err(|e| e.to_string())
 }
 
 fn perft_suite(file: &std::path::Path, depth: u32) -> Result<(), String> {

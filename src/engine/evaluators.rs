@@ -9,6 +9,15 @@ use std::sync::Arc;
 /// Builds the evaluator named by `spec`; a net is loaded (and checked) now, on `device`.
 /// Blocks while a net loads.
 pub fn load_evaluator(spec: &str, device: DeviceChoice) -> Result<Arc<dyn Evaluator>, String> {
+    load_evaluator_with(spec, device, NetEvaluatorConfig::default())
+}
+
+/// As [`load_evaluator`], with the batching settings a net evaluator uses.
+pub fn load_evaluator_with(
+    spec: &str,
+    device: DeviceChoice,
+    config: NetEvaluatorConfig,
+) -> Result<Arc<dyn Evaluator>, String> {
     let spec = spec.trim();
     if spec.eq_ignore_ascii_case(EVAL_MATERIAL) || spec.eq_ignore_ascii_case("material") {
         return Ok(Arc::new(MaterialEvaluator));
@@ -16,10 +25,14 @@ pub fn load_evaluator(spec: &str, device: DeviceChoice) -> Result<Arc<dyn Evalua
     if spec.eq_ignore_ascii_case(EVAL_FAKE) || spec.eq_ignore_ascii_case("fake") {
         return Ok(Arc::new(FakeEvaluator::new()));
     }
-    load_net(Path::new(spec), device)
+    load_net(Path::new(spec), device, config)
 }
 
-fn load_net(path: &Path, device: DeviceChoice) -> Result<Arc<dyn Evaluator>, String> {
+fn load_net(
+    path: &Path,
+    device: DeviceChoice,
+    config: NetEvaluatorConfig,
+) -> Result<Arc<dyn Evaluator>, String> {
     if !path.is_file() {
         return Err(format!(
             "no net file at '{}'; use {EVAL_MATERIAL}, {EVAL_FAKE} or the path of a \
@@ -27,11 +40,7 @@ fn load_net(path: &Path, device: DeviceChoice) -> Result<Arc<dyn Evaluator>, Str
             path.display()
         ));
     }
-    load_net_file(path, device)
-}
-
-fn load_net_file(path: &Path, device: DeviceChoice) -> Result<Arc<dyn Evaluator>, String> {
-    let net = NetEvaluator::load(path, device, NetEvaluatorConfig::default())
+    let net = NetEvaluator::load(path, device, config)
         .map_err(|e| format!("cannot load EvalFile '{}': {e}", path.display()))?;
     Ok(Arc::new(net))
 }

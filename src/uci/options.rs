@@ -1,5 +1,6 @@
 //! The UCI options: their declarations and the validation of `setoption` values.
 
+use crate::eval::{Encoder, Precision};
 use crate::net::device::DeviceChoice;
 use std::time::Duration;
 
@@ -10,6 +11,8 @@ pub const MOVE_OVERHEAD_DEFAULT: u64 = 30;
 pub const MOVE_OVERHEAD_MAX: u64 = 5000;
 pub const EVAL_MATERIAL: &str = "<material>";
 pub const EVAL_FAKE: &str = "<fake>";
+pub const MAX_BATCH_DEFAULT: usize = 1024;
+pub const MAX_BATCH_MAX: usize = crate::eval::net_eval::MAX_BATCH_LIMIT;
 
 /// Current option values.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -21,6 +24,11 @@ pub struct Options {
     pub eval_file: String,
     pub device: DeviceChoice,
     pub ponder: bool,
+    /// Largest forward pass of a net evaluator.
+    pub max_batch: usize,
+    /// fp16 and bf16 need CUDA.
+    pub precision: Precision,
+    pub encoder: Encoder,
 }
 
 impl Default for Options {
@@ -32,6 +40,9 @@ impl Default for Options {
             eval_file: EVAL_MATERIAL.to_string(),
             device: DeviceChoice::Auto,
             ponder: false,
+            max_batch: MAX_BATCH_DEFAULT,
+            precision: Precision::Fp32,
+            encoder: Encoder::Auto,
         }
     }
 }
@@ -45,6 +56,9 @@ pub enum OptionChange {
     EvalFile(String),
     Device(DeviceChoice),
     Ponder(bool),
+    MaxBatch(usize),
+    Precision(Precision),
+    Encoder(Encoder),
 }
 
 /// The `option ...` lines sent after `uci`.
@@ -59,6 +73,11 @@ pub fn declarations() -> Vec<String> {
         format!("option name EvalFile type string default {EVAL_MATERIAL}"),
         "option name Device type combo default auto var auto var cpu var cuda".to_string(),
         "option name Ponder type check default false".to_string(),
+        format!(
+            "option name MaxBatch type spin default {MAX_BATCH_DEFAULT} min 1 max {MAX_BATCH_MAX}"
+        ),
+        "option name Precision type combo default fp32 var fp32 var fp16 var bf16".to_string(),
+        "option name Encoder type combo default auto var auto var dense var sparse".to_string(),
     ]
 }
 
@@ -117,9 +136,20 @@ pub fn parse_change(name: &str, value: &str) -> Result<OptionChange, String> {
                 super::command::excerpt(other, 40)
             )),
         },
+        "maxbatch" => Ok(OptionChange::MaxBatch(
+            spin("MaxBatch", value, 1, MAX_BATCH_MAX as u64)? as usize,
+        )),
+        "precision" => value
+            .parse::<Precision>()
+            .map(OptionChange::Precision)
+            .map_err(|e| format!("Precision: {e}")),
+        "encoder" => value
+            .parse::<Encoder>()
+            .map(OptionChange::Encoder)
+            .map_err(|e| format!("Encoder: {e}")),
         _ => Err(format!(
             "no such option '{}' (options: Hash, Threads, Move Overhead, EvalFile, Device, \
-             Ponder)",
+             Ponder, MaxBatch, Precision, Encoder)",
             super::command::excerpt(name, 40)
         )),
     }
@@ -150,6 +180,18 @@ mod tests {
             Ok(OptionChange::Device(DeviceChoice::Cuda))
         );
         assert_eq!(
+            parse_change("maxbatch", "256"),
+            Ok(OptionChange::MaxBatch(256))
+        );
+        assert_eq!(
+            parse_change("Precision", "BF16"),
+            Ok(OptionChange::Precision(Precision::Bf16))
+        );
+        assert_eq!(
+            parse_change("encoder", "sparse"),
+            Ok(OptionChange::Encoder(Encoder::Sparse))
+        );
+        assert_eq!(
             parse_change("Ponder", "TRUE"),
             Ok(OptionChange::Ponder(true))
         );
@@ -175,6 +217,10 @@ mod tests {
             ("Ponder", "yes"),
             ("Ponder", ""),
             ("EvalFile", ""),
+            ("MaxBatch", "0"),
+            ("MaxBatch", "65537"),
+            ("Precision", "fp8"),
+            ("Encoder", "csr"),
             ("Nonsense", "1"),
         ] {
             let e = parse_change(name, value);
@@ -187,7 +233,9 @@ mod tests {
     #[test]
     fn declarations_match_the_defaults() {
         let lines = declarations();
-        assert_eq!(lines.len(), 6);
+        assert_eq!(lines.len(), 9);
+        assert!(lines[6].contains("MaxBatch type spin default 1024 min 1 max 65536"));
+        assert!(lines[7].contains("default fp32"));
         assert!(lines.iter().all(|l| l.starts_with("option name ")));
         assert!(lines[0].contains("default 64 min 1 max 65536"));
         assert!(lines[3].contains("default <material>"));
