@@ -176,15 +176,13 @@ impl NetEvaluator {
             .name("cerise-eval".to_string())
             .spawn(move || {
                 let config = thread_config;
-                if config.torch_threads > 0 {
-                    tch::set_num_threads(config.torch_threads as i32);
-                }
                 match Model::build(
                     &net,
                     device,
                     config.max_batch,
                     config.encoder,
                     config.precision,
+                    config.torch_threads,
                 ) {
                     Ok(model) => {
                         drop(net);
@@ -486,7 +484,7 @@ impl Batcher {
         } else {
             let active = self.shared.active.load(Ordering::SeqCst);
             let running = active.saturating_sub(self.queue.len());
-            auto_torch_threads(self.cores, running, n)
+            auto_torch_threads(self.cores, running, n).min(self.model.thread_cap())
         };
         self.model.set_threads(threads);
         let started = Instant::now();

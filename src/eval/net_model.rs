@@ -129,6 +129,7 @@ pub struct Model {
     /// `-cp_per_unit`: the sign turns "side that just moved" into "side to move".
     scale: f32,
     threads: usize,
+    thread_cap: usize,
     timing: Option<EncoderTiming>,
 }
 
@@ -150,6 +151,7 @@ impl Model {
         max_batch: usize,
         encoder: Encoder,
         precision: Precision,
+        torch_threads: usize,
     ) -> Result<Self, NetError> {
         precision.check_device(device)?;
         let mut vs = VarStore::new(device);
@@ -176,13 +178,61 @@ impl Model {
             dense: pinned(dense, device, "dense input")?,
             sparse: pinned(sparse, device, "sparse input")?,
             scale: -net.meta.cp_per_unit,
-            threads: tch::get_num_threads().max(1) as usize,
+            threads: 0,
+            thread_cap: torch_threads.max(1),
             timing: None,
         };
+        // Timings below run on one thread, so a busy machine cannot skew the encoder choice
+        // through a slow multi-threaded pass.
+        model.set_threads(torch_threads.max(1));
         model
             .warm_up()
             .map_err(|e| NetError::torch("running the warm-up forward passes", e))?;
+        if torch_threads == 0 && !device.is_cuda() {
+            model.thread_cap = model
+                .measure_thread_cap()
+                .map_err(|e| NetError::torch("timing intra-op threads", e))?;
+        }
         Ok(model)
+    }
+
+    /// Most intra-op threads worth using: every core if a full batch runs clearly faster on
+    /// them than on one, else one. Measured because on a loaded machine extra OpenMP
+    /// threads can make forwards many times slower instead of faster.
+    fn measure_thread_cap(&mut self) -> Result<usize, tch::TchError> {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        // On two cores a second OpenMP thread always shares a core with a searcher or
+        // another process, and a forward then waits for its slowest thread: measured 5-30x
+        // slower, and a short timing at load can still get lucky, so do not try.
+        if cores <= 2 || self.max_batch < super::net_eval::SMALL_BATCH {
+            return Ok(1);
+        }
+        let boards = warm_up_boards(self.max_batch);
+        let mut scores = vec![0f32; self.max_batch];
+        self.set_threads(cores);
+        self.forward(&boards, &mut scores)?;
+        // Interleaved, so a burst of load from other processes hits both counts alike.
+        let (mut one, mut all) = (Vec::new(), Vec::new());
+        let started = Instant::now();
+        while one.len() < 5 && (one.len() < 2 || started.elapsed() < Duration::from_secs(1)) {
+            for (threads, times) in [(1, &mut one), (cores, &mut all)] {
+                self.set_threads(threads);
+                let t = Instant::now();
+                self.forward(&boards, &mut scores)?;
+                times.push(t.elapsed().as_secs_f64());
+            }
+        }
+        self.set_threads(1);
+        one.sort_by(f64::total_cmp);
+        all.sort_by(f64::total_cmp);
+        let (one, all) = (one[one.len() / 2], all[all.len() / 2]);
+        // A wrong "all cores" costs far more than a wrong "one", so demand a clear win.
+        Ok(if all < 0.6 * one { cores } else { 1 })
+    }
+
+    /// The thread cap measured at load (or the fixed count configured).
+    pub fn thread_cap(&self) -> usize {
+        self.thread_cap
     }
 
     /// The encoder in use: never `Auto` after `build`.
@@ -385,10 +435,10 @@ mod tests {
     fn encoders_agree_and_auto_picks_one_by_timing() {
         let net = net();
         let boards = warm_up_boards(100);
-        let mut dense =
-            Model::build(&net, Device::Cpu, 64, Encoder::Dense, Precision::Fp32).expect("builds");
-        let mut sparse =
-            Model::build(&net, Device::Cpu, 64, Encoder::Sparse, Precision::Fp32).expect("builds");
+        let mut dense = Model::build(&net, Device::Cpu, 64, Encoder::Dense, Precision::Fp32, 1)
+            .expect("builds");
+        let mut sparse = Model::build(&net, Device::Cpu, 64, Encoder::Sparse, Precision::Fp32, 1)
+            .expect("builds");
         assert_eq!(dense.encoder(), Encoder::Dense);
         assert!(dense.timing().is_none());
         let (mut a, mut b) = (vec![0f32; 64], vec![0f32; 64]);
@@ -401,7 +451,7 @@ mod tests {
             }
         }
         let auto =
-            Model::build(&net, Device::Cpu, 64, Encoder::Auto, Precision::Fp32).expect("builds");
+            Model::build(&net, Device::Cpu, 64, Encoder::Auto, Precision::Fp32, 1).expect("builds");
         let timing = auto.timing().expect("auto measures");
         assert!(timing.dense_s > 0.0 && timing.sparse_s > 0.0);
         let faster = if timing.sparse_s < timing.dense_s {
@@ -418,7 +468,7 @@ mod tests {
 
     #[test]
     fn half_precision_is_refused_on_the_cpu() {
-        let err = Model::build(&net(), Device::Cpu, 8, Encoder::Dense, Precision::Fp16)
+        let err = Model::build(&net(), Device::Cpu, 8, Encoder::Dense, Precision::Fp16, 1)
             .err()
             .expect("fp16 on cpu is refused");
         assert!(err.to_string().contains("needs a CUDA device"), "{err}");
@@ -435,13 +485,13 @@ mod tests {
         }
         let net = net();
         let boards = warm_up_boards(50);
-        let mut cpu =
-            Model::build(&net, Device::Cpu, 64, Encoder::Dense, Precision::Fp32).expect("builds");
+        let mut cpu = Model::build(&net, Device::Cpu, 64, Encoder::Dense, Precision::Fp32, 1)
+            .expect("builds");
         let mut want = vec![0f32; 64];
         cpu.forward(&boards, &mut want).expect("forward");
         for precision in [Precision::Fp32, Precision::Fp16, Precision::Bf16] {
             for encoder in [Encoder::Dense, Encoder::Sparse] {
-                let mut gpu = Model::build(&net, Device::Cuda(0), 64, encoder, precision)
+                let mut gpu = Model::build(&net, Device::Cuda(0), 64, encoder, precision, 1)
                     .expect("builds on cuda");
                 let mut got = vec![0f32; 64];
                 gpu.forward(&boards, &mut got).expect("forward");

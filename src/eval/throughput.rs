@@ -64,14 +64,20 @@ pub fn measure(net: &NetFile, config: &ThroughputConfig) -> Result<Throughput, N
     }
     let device = config.device.resolve()?;
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut model = Model::build(
+        net,
+        device,
+        config.batch,
+        config.encoder,
+        config.precision,
+        config.torch_threads,
+    )?;
     let threads = if config.torch_threads > 0 {
         config.torch_threads
     } else {
-        auto_torch_threads(cores, 0, config.batch)
+        auto_torch_threads(cores, 0, config.batch).min(model.thread_cap())
     };
-    // The pool and the thread count belong to this thread, as they do to the batcher's.
-    tch::set_num_threads(threads as i32);
-    let mut model = Model::build(net, device, config.batch, config.encoder, config.precision)?;
+    model.set_threads(threads);
     let boards = warm_up_boards(config.batch);
     let mut scores = vec![0f32; config.batch];
     let started = Instant::now();
