@@ -151,9 +151,13 @@ pub fn evaluate_game(
             .piece_selector
             .add(legal[best].from() == played.from());
         let from = played.from();
-        let best_of_piece = argmax(&mut (0..legal.len()).filter(|&i| legal[i].from() == from));
-        let role = played.role() as usize - 1;
-        report.move_selector[role].add(best_of_piece == played_i);
+        // A piece with a single legal move is "chosen right" by any net; counting it would
+        // inflate the comparison with ConvChess's move selectors.
+        if legal.iter().filter(|m| m.from() == from).count() > 1 {
+            let best_of_piece = argmax(&mut (0..legal.len()).filter(|&i| legal[i].from() == from));
+            let role = played.role() as usize - 1;
+            report.move_selector[role].add(best_of_piece == played_i);
+        }
     }
     report.games += 1;
 }

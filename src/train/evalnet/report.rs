@@ -50,6 +50,7 @@ pub struct EvalnetReport {
     /// The net's best move starts on the played move's from-square.
     pub piece_selector: Rate,
     /// Per role of the moved piece: among that piece's legal moves, the net's best is played.
+    /// Pieces with a single legal move are left out.
     pub move_selector: [Rate; 6],
     /// Positions of decisive games where the sign of f names the winner.
     pub win_all: Rate,
