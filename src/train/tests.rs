@@ -215,8 +215,14 @@ fn data_train_evalnet_end_to_end() {
     assert_eq!(report.top1.n, test_triplets);
     assert!(report.games > 0);
     assert!(report.top3.hits >= report.top1.hits);
+    // Move-selector trials leave out pieces with a single legal move, so they are a strict
+    // subset of the move-matching trials (the fixture has such moves, e.g. forced recaptures).
     let per_piece: u64 = report.move_selector.iter().map(|r| r.n).sum();
-    assert_eq!(per_piece, report.top1.n);
+    assert!(
+        per_piece > 0 && per_piece < report.top1.n,
+        "{per_piece} vs {}",
+        report.top1.n
+    );
     assert_eq!(report.piece_selector.n, report.top1.n);
     assert!(report.to_markdown().contains("| move match top-1 |"));
 
