@@ -176,4 +176,34 @@ mod tests {
         s.clear();
         assert!(s.is_empty() && s.indices.is_empty());
     }
+
+    /// The trainer runs this path with gradients: they must equal the dense path's.
+    #[test]
+    fn sparse_gradients_equal_dense_gradients() {
+        let vs = nn::VarStore::new(Device::Cpu);
+        let arch = Arch::preset("small").expect("preset exists");
+        let mlp = seeded(9, || Mlp::new(&vs.root(), &arch));
+        let b = boards(20);
+        let grads = |loss: Tensor| {
+            for l in &mlp.layers {
+                let _ = l.ws.grad().f_zero_();
+                if let Some(bias) = &l.bs {
+                    let _ = bias.grad().f_zero_();
+                }
+            }
+            loss.backward();
+            let first = &mlp.layers[0];
+            let bias = first.bs.as_ref().expect("bias");
+            (first.ws.grad().copy(), bias.grad().copy())
+        };
+        let (w_sparse, b_sparse) = grads(
+            mlp.forward_sparse(&SparseBoards::from_boards(&b))
+                .sum(Kind::Float),
+        );
+        let (w_dense, b_dense) = grads(mlp.forward(&dense(&b)).sum(Kind::Float));
+        let dw = (&w_sparse - &w_dense).abs().max().double_value(&[]);
+        let db = (&b_sparse - &b_dense).abs().max().double_value(&[]);
+        assert!(dw < 1e-5 && db < 1e-5, "grad differences {dw} {db}");
+        assert!(w_dense.abs().sum(Kind::Float).double_value(&[]) > 0.0);
+    }
 }
