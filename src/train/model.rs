@@ -1,9 +1,8 @@
 //! The engine's [`Mlp`] in a trainable VarStore, with a sparse first layer.
 //!
-//! A board sets at most 32 of its 768 inputs, so the dense first layer multiplies mostly
-//! zeros. `forward_sparse` sums the columns of `l0.weight` for the set features
-//! (`embedding_bag`) instead; the parameters are still the `Mlp`'s own `l0.weight`/`l0.bias`,
-//! so the file the engine loads is unchanged, and the result equals the dense forward.
+//! A board sets at most 32 of its 768 inputs, so training uses the engine's sparse first
+//! layer (`crate::net::sparse`); the parameters are still the `Mlp`'s own, so the file the
+//! engine loads is unchanged, and the result equals the dense forward.
 
 use crate::chess::{CompactBoard, ENCODING_WIDTH};
 use crate::net::{Arch, Mlp, NetFile, NetMeta};
@@ -11,44 +10,7 @@ use anyhow::{Context, Result};
 use tch::nn::VarStore;
 use tch::{Device, Kind, Tensor};
 
-/// Boards as feature indices: `indices` lists every board's set features back to back and
-/// `offsets[i]` is where board `i`'s start (the `embedding_bag` layout).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct SparseBoards {
-    pub indices: Vec<i64>,
-    pub offsets: Vec<i64>,
-}
-
-impl SparseBoards {
-    pub fn with_capacity(boards: usize) -> Self {
-        SparseBoards {
-            indices: Vec::with_capacity(boards * 32),
-            offsets: Vec::with_capacity(boards),
-        }
-    }
-
-    pub fn push(&mut self, board: &CompactBoard) {
-        self.offsets.push(self.indices.len() as i64);
-        self.indices
-            .extend(board.active_features().map(|f| f as i64));
-    }
-
-    pub fn from_boards<'a>(boards: impl IntoIterator<Item = &'a CompactBoard>) -> Self {
-        let mut out = SparseBoards::default();
-        for b in boards {
-            out.push(b);
-        }
-        out
-    }
-
-    pub fn len(&self) -> usize {
-        self.offsets.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.offsets.is_empty()
-    }
-}
+pub use crate::net::SparseBoards;
 
 /// Dense [N, 768] one-hot input, the engine's encoding.
 pub fn dense_input(boards: &[CompactBoard], device: Device) -> Tensor {
@@ -101,30 +63,7 @@ impl TrainNet {
 
     /// Raw scores f (see the sign convention in `crate::net::mlp`), [N].
     pub fn forward_sparse(&self, boards: &SparseBoards) -> Tensor {
-        let device = self.device();
-        let indices = Tensor::from_slice(&boards.indices).to_device(device);
-        let offsets = Tensor::from_slice(&boards.offsets).to_device(device);
-        let first = &self.mlp.layers[0];
-        // embedding_bag wants the table as [768, H]: row k is input feature k's column.
-        let (sum, _, _, _) = Tensor::embedding_bag(
-            &first.ws.tr(),
-            &indices,
-            &offsets,
-            false,
-            0,
-            false,
-            None::<Tensor>,
-            false,
-        );
-        let mut h = match &first.bs {
-            Some(b) => sum + b,
-            None => sum,
-        };
-        // Every layer after the first is preceded by the ReLU of the one before it.
-        for layer in &self.mlp.layers[1..] {
-            h = h.relu().linear(&layer.ws, layer.bs.as_ref());
-        }
-        h.squeeze_dim(-1)
+        self.mlp.forward_sparse(boards)
     }
 
     /// f on boards without recording gradients, as host floats.

@@ -212,7 +212,7 @@ mod tests {
         assert!(out[1].starts_with("id author "));
         assert_eq!(
             out.iter().filter(|l| l.starts_with("option name")).count(),
-            6
+            9
         );
         assert_eq!(out[out.len() - 2], "uciok");
         assert_eq!(out[out.len() - 1], "readyok");
