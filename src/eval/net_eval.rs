@@ -572,6 +572,18 @@ mod tests {
     }
 
     /// Distinct positions from a deterministic walk through legal moves.
+    /// Drops the evaluator on another thread and fails the test if that takes over a minute.
+    fn drop_within_a_minute(eval: NetEvaluator) {
+        let (done_tx, done_rx) = channel::bounded(1);
+        std::thread::spawn(move || {
+            drop(eval);
+            let _ = done_tx.send(());
+        });
+        done_rx
+            .recv_timeout(Duration::from_secs(60))
+            .expect("dropping the evaluator must not hang");
+    }
+
     fn boards(n: usize) -> Vec<CompactBoard> {
         let mut out = Vec::with_capacity(n);
         let mut pos = Position::startpos();
@@ -699,14 +711,7 @@ mod tests {
         let eval = evaluator(16);
         let bs = boards(64);
         let receivers: Vec<_> = (0..200).map(|_| eval.submit(bs.clone())).collect();
-        let (done_tx, done_rx) = channel::bounded(1);
-        std::thread::spawn(move || {
-            drop(eval);
-            let _ = done_tx.send(());
-        });
-        done_rx
-            .recv_timeout(Duration::from_secs(60))
-            .expect("dropping the evaluator must not hang");
+        drop_within_a_minute(eval);
         let (mut ok, mut stopped) = (0, 0);
         for rx in receivers {
             match rx
@@ -940,14 +945,7 @@ mod tests {
         let guards: Vec<_> = (0..3).map(|_| eval.register_searcher()).collect();
         // Two of three searchers waiting: these cannot be flushed by the policy.
         let pending = [eval.submit(boards(5)), eval.submit(boards(6))];
-        let (done_tx, done_rx) = channel::bounded(1);
-        std::thread::spawn(move || {
-            drop(eval);
-            let _ = done_tx.send(());
-        });
-        done_rx
-            .recv_timeout(Duration::from_secs(60))
-            .expect("dropping the evaluator must not hang");
+        drop_within_a_minute(eval);
         for rx in pending {
             let reply = rx
                 .recv_timeout(Duration::from_secs(5))
