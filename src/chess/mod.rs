@@ -4,8 +4,10 @@ pub mod board;
 pub mod history;
 pub mod perft;
 pub mod position;
+pub mod samples;
 
 pub use board::{CompactBoard, ENCODING_NAME, ENCODING_WIDTH};
 pub use history::KeyHistory;
 pub use position::{ChessError, Position};
+pub use samples::sample_boards;
 pub use shakmaty::{Color, Move, MoveList, Role, Square};

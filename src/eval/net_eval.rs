@@ -545,7 +545,6 @@ impl Batcher {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::chess::Position;
     use crate::chess::ENCODING_WIDTH;
     use crate::net::init_net;
     use crate::net::Mlp;
@@ -585,20 +584,7 @@ mod tests {
     }
 
     fn boards(n: usize) -> Vec<CompactBoard> {
-        let mut out = Vec::with_capacity(n);
-        let mut pos = Position::startpos();
-        let mut i = 0usize;
-        while out.len() < n {
-            let moves = pos.legal_moves();
-            if moves.is_empty() || pos.halfmoves() > 40 {
-                pos = Position::startpos();
-                continue;
-            }
-            pos = pos.play(&moves[(i * 7 + 3) % moves.len()]);
-            out.push(pos.compact());
-            i += 1;
-        }
-        out
+        crate::chess::sample_boards(n)
     }
 
     /// Scores computed without the batcher: encode_into, a fresh model, one forward.

@@ -7,7 +7,7 @@
 //! `embedding_bag`. Which is faster depends on the net, the device and the batch, so `auto`
 //! times both at load and keeps the faster.
 
-use crate::chess::{CompactBoard, ENCODING_WIDTH};
+use crate::chess::{sample_boards, CompactBoard, ENCODING_WIDTH};
 use crate::net::{Mlp, NetError, NetFile};
 use std::str::FromStr;
 use std::time::{Duration, Instant};
@@ -207,7 +207,7 @@ impl Model {
         if cores <= 2 || self.max_batch < super::net_eval::SMALL_BATCH {
             return Ok(1);
         }
-        let boards = warm_up_boards(self.max_batch);
+        let boards = sample_boards(self.max_batch);
         let mut scores = vec![0f32; self.max_batch];
         self.set_threads(cores);
         self.forward(&boards, &mut scores)?;
@@ -258,7 +258,7 @@ impl Model {
     /// and at a sibling-sized one (a single searcher's batches), summing the two so neither
     /// regime is ignored.
     fn warm_up(&mut self) -> Result<(), tch::TchError> {
-        let boards = warm_up_boards(self.max_batch);
+        let boards = sample_boards(self.max_batch);
         let large = self.max_batch;
         let small = large.min(32);
         let mut scores = vec![0f32; large];
@@ -400,24 +400,6 @@ fn median_seconds(mut f: impl FnMut() -> Result<(), tch::TchError>) -> Result<f6
     Ok(times[times.len() / 2])
 }
 
-/// Distinct realistic boards (a deterministic walk through legal moves), `n` of them.
-pub fn warm_up_boards(n: usize) -> Vec<CompactBoard> {
-    let mut out = Vec::with_capacity(n);
-    let mut pos = crate::chess::Position::startpos();
-    let mut i = 0usize;
-    while out.len() < n {
-        let moves = pos.legal_moves();
-        if moves.is_empty() || pos.halfmoves() > 40 {
-            pos = crate::chess::Position::startpos();
-            continue;
-        }
-        pos = pos.play(&moves[(i * 7 + 3) % moves.len()]);
-        out.push(pos.compact());
-        i += 1;
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -434,7 +416,7 @@ mod tests {
     #[test]
     fn encoders_agree_and_auto_picks_one_by_timing() {
         let net = net();
-        let boards = warm_up_boards(100);
+        let boards = sample_boards(100);
         let mut dense = Model::build(&net, Device::Cpu, 64, Encoder::Dense, Precision::Fp32, 1)
             .expect("builds");
         let mut sparse = Model::build(&net, Device::Cpu, 64, Encoder::Sparse, Precision::Fp32, 1)
@@ -461,7 +443,7 @@ mod tests {
         };
         assert_eq!(auto.encoder(), faster);
         let err = dense
-            .forward(&warm_up_boards(65), &mut vec![0f32; 65])
+            .forward(&sample_boards(65), &mut vec![0f32; 65])
             .expect_err("oversize batch is refused");
         assert!(err.to_string().contains("max_batch"), "{err}");
     }
@@ -484,7 +466,7 @@ mod tests {
             return;
         }
         let net = net();
-        let boards = warm_up_boards(50);
+        let boards = sample_boards(50);
         let mut cpu = Model::build(&net, Device::Cpu, 64, Encoder::Dense, Precision::Fp32, 1)
             .expect("builds");
         let mut want = vec![0f32; 64];

@@ -5,8 +5,9 @@
 //! the queueing of the batcher.
 
 use super::net_eval::auto_torch_threads;
-use super::net_model::{warm_up_boards, Model};
+use super::net_model::Model;
 use super::{Encoder, Precision};
+use crate::chess::sample_boards;
 use crate::net::{DeviceChoice, NetError, NetFile};
 use std::time::{Duration, Instant};
 
@@ -78,7 +79,7 @@ pub fn measure(net: &NetFile, config: &ThroughputConfig) -> Result<Throughput, N
         auto_torch_threads(cores, 0, config.batch).min(model.thread_cap())
     };
     model.set_threads(threads);
-    let boards = warm_up_boards(config.batch);
+    let boards = sample_boards(config.batch);
     let mut scores = vec![0f32; config.batch];
     let started = Instant::now();
     let mut forwards = 0u64;

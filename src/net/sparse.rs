@@ -111,22 +111,12 @@ mod tests {
     use crate::net::Arch;
     use tch::{nn, Kind};
 
+    /// K vs K (two features) first, then the shared walk.
     fn boards(n: usize) -> Vec<CompactBoard> {
         let mut out = vec![Position::from_fen("8/8/4k3/8/2K5/8/8/8 b - - 0 1")
             .expect("valid fen")
             .compact()];
-        let mut pos = Position::startpos();
-        let mut i = 0usize;
-        while out.len() < n {
-            let moves = pos.legal_moves();
-            if moves.is_empty() || pos.halfmoves() > 30 {
-                pos = Position::startpos();
-                continue;
-            }
-            pos = pos.play(&moves[(i * 5 + 1) % moves.len()]);
-            out.push(pos.compact());
-            i += 1;
-        }
+        out.extend(crate::chess::sample_boards(n.saturating_sub(1)));
         out
     }
 
