@@ -203,34 +203,12 @@ impl Engine {
                 self.options.ponder = on;
                 Ok(None)
             }
-            OptionChange::EvalFile(spec) => {
-                let options = Options {
-                    eval_file: spec,
-                    ..self.options.clone()
-                };
-                self.apply_evaluator_options(options)
-            }
-            OptionChange::Device(device) => {
-                let options = Options {
-                    device,
-                    ..self.options.clone()
-                };
-                self.apply_evaluator_options(options)
-            }
+            OptionChange::EvalFile(spec) => self.change_evaluator_option(|o| o.eval_file = spec),
+            OptionChange::Device(device) => self.change_evaluator_option(|o| o.device = device),
             OptionChange::MaxBatch(max_batch) => {
-                let options = Options {
-                    max_batch,
-                    ..self.options.clone()
-                };
-                self.apply_evaluator_options(options)
+                self.change_evaluator_option(|o| o.max_batch = max_batch)
             }
-            OptionChange::Encoder(encoder) => {
-                let options = Options {
-                    encoder,
-                    ..self.options.clone()
-                };
-                self.apply_evaluator_options(options)
-            }
+            OptionChange::Encoder(encoder) => self.change_evaluator_option(|o| o.encoder = encoder),
             OptionChange::Precision(precision) => {
                 let on_cuda = self.options.device.resolve().is_ok_and(|d| d.is_cuda());
                 if precision != Precision::Fp32 && !on_cuda {
@@ -240,13 +218,19 @@ impl Engine {
                         self.options.precision
                     ));
                 }
-                let options = Options {
-                    precision,
-                    ..self.options.clone()
-                };
-                self.apply_evaluator_options(options)
+                self.change_evaluator_option(|o| o.precision = precision)
             }
         }
+    }
+
+    /// Applies one edit to a copy of the options and reloads the evaluator if needed.
+    fn change_evaluator_option(
+        &mut self,
+        edit: impl FnOnce(&mut Options),
+    ) -> Result<Option<String>, String> {
+        let mut options = self.options.clone();
+        edit(&mut options);
+        self.apply_evaluator_options(options)
     }
 
     /// Reloads the evaluator when a setting it depends on changed (a builtin evaluator
