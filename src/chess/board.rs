@@ -14,6 +14,13 @@ pub const ENCODING_WIDTH: usize = 768;
 /// Stored in every net file; a net trained on another encoding is refused at load.
 pub const ENCODING_NAME: &str = "stm-mirror-768-v1";
 
+/// The feature that `feature` becomes when the same board is seen with the other side to
+/// move: our pieces become theirs (planes swap halves) and the ranks flip.
+pub fn swap_sides_feature(feature: usize) -> usize {
+    let (plane, sq) = (feature / 64, feature % 64);
+    ((plane + 6) % 12) * 64 + (sq ^ 56)
+}
+
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 #[repr(transparent)]
 pub struct CompactBoard(pub [u8; 64]);
@@ -145,6 +152,29 @@ mod tests {
             pos.compact().encode_into(&mut a);
             mirrored.compact().encode_into(&mut b);
             assert_eq!(a, b, "{fen}");
+        }
+    }
+
+    #[test]
+    fn swapping_sides_maps_features_to_the_other_side_to_move() {
+        for fen in [FENS[0], FENS[1], FENS[4]] {
+            let other = if fen.contains(" w ") {
+                fen.replace(" w ", " b ")
+            } else {
+                fen.replace(" b ", " w ")
+            };
+            let a = Position::from_fen(fen).expect("test FEN valid").compact();
+            let b = Position::from_fen(&other)
+                .expect("other side to move valid")
+                .compact();
+            let mut swapped: Vec<usize> = a.active_features().map(swap_sides_feature).collect();
+            swapped.sort_unstable();
+            let mut want: Vec<usize> = b.active_features().collect();
+            want.sort_unstable();
+            assert_eq!(swapped, want, "{fen}");
+        }
+        for f in 0..ENCODING_WIDTH {
+            assert_eq!(swap_sides_feature(swap_sides_feature(f)), f);
         }
     }
 

@@ -28,7 +28,7 @@ pub enum NetError {
         supported: u32,
     },
     #[error(
-        "{origin} has architecture `{found}`, this engine only runs `mlp`; use a matching engine"
+        "{origin} has architecture `{found}`, this engine runs `mlp` and `mlp-antisym`; use a matching engine"
     )]
     UnknownArch { origin: String, found: String },
     #[error("{origin} has invalid metadata `{key}` = {value:?}: {reason}")]

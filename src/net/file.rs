@@ -2,7 +2,7 @@
 //! says exactly what the weights mean. Loading checks all of it; a net that does not match
 //! this engine is refused with a [`NetError`], never replaced by random weights.
 
-use super::{Arch, NetError};
+use super::{Arch, Form, NetError};
 use crate::chess::ENCODING_NAME;
 use safetensors::{Dtype, SafeTensors};
 use sha2::{Digest, Sha256};
@@ -13,7 +13,6 @@ use tch::Tensor;
 
 pub const FORMAT_NAME: &str = "cerise-net";
 pub const FORMAT_VERSION: u32 = 1;
-pub const ARCH_NAME: &str = "mlp";
 pub const DEFAULT_CP_PER_UNIT: f32 = 100.0;
 
 /// What the weights mean, as stored in the safetensors `__metadata__`.
@@ -43,7 +42,7 @@ impl NetMeta {
 
     fn to_pairs(&self) -> Vec<(&'static str, String)> {
         let mut pairs = vec![
-            ("arch", ARCH_NAME.to_string()),
+            ("arch", self.arch.form.file_name().to_string()),
             ("cp_per_unit", self.cp_per_unit.to_string()),
             ("encoding", self.encoding.clone()),
             ("format", FORMAT_NAME.to_string()),
@@ -328,12 +327,12 @@ fn parse_meta(md: &HashMap<String, String>, origin: &str) -> Result<NetMeta, Net
         });
     }
     let arch_name = get("arch").unwrap_or(&missing);
-    if arch_name != ARCH_NAME {
+    let Some(form) = Form::from_file_name(arch_name) else {
         return Err(NetError::UnknownArch {
             origin: origin.to_string(),
             found: arch_name.clone(),
         });
-    }
+    };
     let widths_text = get("widths").ok_or_else(|| {
         bad(
             "widths",
@@ -341,8 +340,8 @@ fn parse_meta(md: &HashMap<String, String>, origin: &str) -> Result<NetMeta, Net
             "missing; it lists the layer widths, e.g. 768,256,32,1".to_string(),
         )
     })?;
-    let arch =
-        Arch::parse_widths(widths_text).map_err(|e| bad("widths", widths_text, e.to_string()))?;
+    let arch = Arch::parse_widths(widths_text, form)
+        .map_err(|e| bad("widths", widths_text, e.to_string()))?;
     let encoding = get("encoding").ok_or_else(|| {
         bad(
             "encoding",

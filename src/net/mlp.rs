@@ -5,14 +5,54 @@
 //! seen from the side to move, so the centipawn score for the side to move is
 //! `-f(x) * cp_per_unit`, where `cp_per_unit` is stored in the net file (default 100.0).
 
-use super::Arch;
+use super::{Arch, Form};
+use crate::chess::{swap_sides_feature, ENCODING_WIDTH};
 use tch::{nn, TchError, Tensor};
 
 /// Layer `i` lives at `<path>/l{i}` (tensors `l{i}.weight` [out, in] and `l{i}.bias` [out]);
-/// the trainer and the file format rely on these names.
+/// the trainer and the file format rely on these names. The antisymmetric form adds
+/// `psqt.weight` [1, 768].
 #[derive(Debug)]
 pub struct Mlp {
     pub layers: Vec<nn::Linear>,
+    pub antisym: Option<Antisym>,
+}
+
+/// The extra state of [`Form::Antisym`].
+#[derive(Debug)]
+pub struct Antisym {
+    /// The linear piece-square term, a trainable parameter.
+    pub psqt: Tensor,
+    /// `swap[k]` is feature k seen with the other side to move (int64, on the model's
+    /// device); a constant, not a parameter.
+    swap: Tensor,
+}
+
+/// Classical piece values in pawns (P, N, B, R, Q, K), the starting `psqt`: f then begins as
+/// the material balance of the side that just moved, in units of `cp_per_unit` (100) cp.
+const START_PIECE_VALUES: [f32; 6] = [1.0, 3.0, 3.0, 5.0, 9.0, 0.0];
+
+impl Antisym {
+    fn new(vs: &nn::Path, init: bool) -> Self {
+        let psqt = if init {
+            let mut w = vec![0f32; ENCODING_WIDTH];
+            for (plane, chunk) in w.chunks_exact_mut(64).enumerate() {
+                // Planes 0-5 are the side to move's pieces, 6-11 those of the side that just
+                // moved, for whom f scores; h(x) - h(swap x) doubles each half.
+                let value = START_PIECE_VALUES[plane % 6] / 2.0;
+                chunk.fill(if plane < 6 { -value } else { value });
+            }
+            let t = Tensor::from_slice(&w).view([1, ENCODING_WIDTH as i64]);
+            (vs / "psqt").var_copy("weight", &t)
+        } else {
+            (vs / "psqt").zeros("weight", &[1, ENCODING_WIDTH as i64])
+        };
+        let swap: Vec<i64> = (0..ENCODING_WIDTH)
+            .map(|f| swap_sides_feature(f) as i64)
+            .collect();
+        let swap = Tensor::from_slice(&swap).to_device(vs.device());
+        Antisym { psqt, swap }
+    }
 }
 
 impl Mlp {
@@ -23,7 +63,8 @@ impl Mlp {
             .enumerate()
             .map(|(i, w)| nn::linear(vs / format!("l{i}"), w[0], w[1], Default::default()))
             .collect();
-        Mlp { layers }
+        let antisym = (arch.form == Form::Antisym).then(|| Antisym::new(vs, true));
+        Mlp { layers, antisym }
     }
 
     /// The same layers with every parameter zero, for loading weights into: unlike
@@ -40,11 +81,47 @@ impl Mlp {
             .enumerate()
             .map(|(i, w)| nn::linear(vs / format!("l{i}"), w[0], w[1], config))
             .collect();
-        Mlp { layers }
+        let antisym = (arch.form == Form::Antisym).then(|| Antisym::new(vs, false));
+        Mlp { layers, antisym }
     }
 
     /// [N, 768] f32 -> [N] f32 raw scores (see the sign convention above).
     pub fn f_forward(&self, x: &Tensor) -> Result<Tensor, TchError> {
+        let Some(a) = &self.antisym else {
+            return self.f_forward_layers(x);
+        };
+        // Both sides' views in one batch: one pass through the layers instead of two.
+        let (n, _) = x.size2()?;
+        let both = Tensor::f_cat(&[x, &x.f_index_select(1, &a.swap)?], 0)?;
+        let linear = both
+            .f_matmul(&a.psqt.f_transpose(0, 1)?)?
+            .f_squeeze_dim(-1)?;
+        let h = self.f_forward_layers(&both)?.f_add(&linear)?;
+        h.f_narrow(0, 0, n)?.f_sub(&h.f_narrow(0, n, n)?)
+    }
+
+    /// The same for a sparse batch (see [`super::SparseBoards`] for the layout).
+    pub(super) fn f_antisym_sparse(
+        &self,
+        a: &Antisym,
+        indices: &Tensor,
+        offsets: &Tensor,
+    ) -> Result<Tensor, TchError> {
+        let n = offsets.size1()?;
+        let count = indices.size1()?;
+        let both_indices = Tensor::f_cat(&[indices, &a.swap.f_index_select(0, indices)?], 0)?;
+        let both_offsets = Tensor::f_cat(&[offsets, &offsets.f_add_scalar(count)?], 0)?;
+        let linear =
+            super::sparse::bag_sum(&a.psqt.f_transpose(0, 1)?, &both_indices, &both_offsets)?
+                .f_squeeze_dim(-1)?;
+        let h = self
+            .f_forward_layers_sparse(&both_indices, &both_offsets)?
+            .f_add(&linear)?;
+        h.f_narrow(0, 0, n)?.f_sub(&h.f_narrow(0, n, n)?)
+    }
+
+    /// The layers alone: the whole of f in the plain form, h without `psqt` otherwise.
+    fn f_forward_layers(&self, x: &Tensor) -> Result<Tensor, TchError> {
         let mut h = x.shallow_clone();
         let last = self.layers.len().saturating_sub(1);
         for (i, layer) in self.layers.iter().enumerate() {
@@ -84,6 +161,46 @@ mod tests {
             assert_eq!(t.size(), want, "{name}");
         }
         assert_eq!(vars.len(), arch.tensor_shapes().len());
+    }
+
+    fn encode(fens: &[&str]) -> Tensor {
+        let mut x = vec![0f32; fens.len() * ENCODING_WIDTH];
+        for (fen, row) in fens.iter().zip(x.chunks_exact_mut(ENCODING_WIDTH)) {
+            let pos = crate::chess::Position::from_fen(fen).expect("valid fen");
+            pos.compact().encode_into(row);
+        }
+        Tensor::from_slice(&x).view([fens.len() as i64, ENCODING_WIDTH as i64])
+    }
+
+    #[test]
+    fn antisymmetric_form_is_zero_sum_and_starts_from_material() {
+        let vs = nn::VarStore::new(Device::Cpu);
+        let arch = Arch::preset("small-as").expect("preset exists");
+        let mlp = seeded(3, || Mlp::new(&vs.root(), &arch));
+        // Each board, then the same board with the other side to move.
+        let fens = [
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            "r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4",
+            "r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR b KQkq - 4 4",
+            "4k3/8/8/8/8/8/8/QQQ1K3 b - - 0 1",
+            "4k3/8/8/8/8/8/8/QQQ1K3 w - - 0 1",
+        ];
+        let f = tch::no_grad(|| mlp.forward(&encode(&fens)));
+        let mut got = [0f32; 5];
+        f.copy_data(&mut got, 5);
+        assert!(got[0].abs() < 1e-5, "the start is symmetric: {}", got[0]);
+        assert!((got[1] + got[2]).abs() < 1e-4, "{got:?}");
+        assert!((got[3] + got[4]).abs() < 1e-4, "{got:?}");
+        // Black to move against three queens: f scores for White, who just moved. The psqt
+        // term alone is +27 pawns; the random layers add far less.
+        assert!(got[3] > 20.0, "{got:?}");
+        let psqt = &mlp.antisym.as_ref().expect("antisym").psqt;
+        let linear = tch::no_grad(|| {
+            let x = encode(&fens[3..4]);
+            let xs = x.index_select(1, &mlp.antisym.as_ref().expect("antisym").swap);
+            (x - xs).matmul(&psqt.transpose(0, 1)).double_value(&[0, 0])
+        });
+        assert!((linear - 27.0).abs() < 1e-4, "{linear}");
     }
 
     #[test]

@@ -13,5 +13,5 @@ pub use error::NetError;
 pub use file::{content_id, load, load_bytes, save, to_bytes, NetFile, NetMeta};
 pub use init::init_net;
 pub use mlp::Mlp;
-pub use presets::Arch;
+pub use presets::{Arch, Form};
 pub use sparse::SparseBoards;

@@ -3,23 +3,63 @@
 use super::NetError;
 use crate::chess::ENCODING_WIDTH;
 
-/// Layer widths from the input (always [`ENCODING_WIDTH`]) to the output (always 1).
+/// How the layers make the score.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Form {
+    /// Deep Pink's plain MLP: f(x) = mlp(x).
+    Plain,
+    /// f(x) = h(x) − h(swap(x)), with h(x) = mlp(x) + psqt·x and swap(x) the same board with
+    /// the other side to move. A plain net learns a large side-to-move bias (the trained
+    /// small net gave the side to move +114 cp at the start), which in a search whose leaves
+    /// alternate sides is noise as big as a pawn; this form is zero-sum by construction. The
+    /// linear `psqt` term (a piece-square table) starts at classical piece values so training
+    /// begins from a sane material balance; training is free to move every weight.
+    Antisym,
+}
+
+impl Form {
+    /// The `arch` metadata value of net files of this form.
+    pub fn file_name(self) -> &'static str {
+        match self {
+            Form::Plain => "mlp",
+            Form::Antisym => "mlp-antisym",
+        }
+    }
+
+    pub fn from_file_name(name: &str) -> Option<Self> {
+        [Form::Plain, Form::Antisym]
+            .into_iter()
+            .find(|f| f.file_name() == name)
+    }
+}
+
+/// Layer widths from the input (always [`ENCODING_WIDTH`]) to the output (always 1), and
+/// the form that combines them.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Arch {
     pub widths: Vec<i64>,
+    pub form: Form,
 }
 
-/// (name, widths) of every preset; `deeppink` is the original Deep Pink shape.
-pub const PRESETS: &[(&str, &[i64])] = &[
-    ("deeppink", &[768, 2048, 2048, 2048, 1]),
-    ("mid", &[768, 512, 512, 1]),
-    ("small", &[768, 256, 32, 1]),
+/// (name, widths, form) of every preset; `deeppink` is the original Deep Pink shape, and the
+/// `-as` presets are the same shapes in the antisymmetric form.
+pub const PRESETS: &[(&str, &[i64], Form)] = &[
+    ("deeppink", &[768, 2048, 2048, 2048, 1], Form::Plain),
+    ("mid", &[768, 512, 512, 1], Form::Plain),
+    ("small", &[768, 256, 32, 1], Form::Plain),
+    ("deeppink-as", &[768, 2048, 2048, 2048, 1], Form::Antisym),
+    ("mid-as", &[768, 512, 512, 1], Form::Antisym),
+    ("small-as", &[768, 256, 32, 1], Form::Antisym),
 ];
 
 impl Arch {
     /// Checks that the widths run from the encoding width to a single output.
     pub fn new(widths: Vec<i64>) -> Result<Self, NetError> {
-        let arch = Arch { widths };
+        Self::with_form(widths, Form::Plain)
+    }
+
+    pub fn with_form(widths: Vec<i64>, form: Form) -> Result<Self, NetError> {
+        let arch = Arch { widths, form };
         let bad = |reason: &str| NetError::BadArch {
             widths: arch.widths_string(),
             reason: reason.to_string(),
@@ -42,8 +82,11 @@ impl Arch {
     pub fn preset(name: &str) -> Result<Self, NetError> {
         PRESETS
             .iter()
-            .find(|(n, _)| n.eq_ignore_ascii_case(name))
-            .map(|(_, w)| Arch { widths: w.to_vec() })
+            .find(|(n, _, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, w, form)| Arch {
+                widths: w.to_vec(),
+                form: *form,
+            })
             .ok_or_else(|| NetError::UnknownPreset {
                 name: name.to_string(),
                 valid: preset_names().join(", "),
@@ -51,7 +94,7 @@ impl Arch {
     }
 
     /// Parses the `widths` metadata form, e.g. "768,256,32,1".
-    pub fn parse_widths(text: &str) -> Result<Self, NetError> {
+    pub fn parse_widths(text: &str, form: Form) -> Result<Self, NetError> {
         let widths = text
             .split(',')
             .map(|w| w.trim().parse::<i64>())
@@ -60,7 +103,7 @@ impl Arch {
                 widths: text.to_string(),
                 reason: format!("not a comma-separated list of integers ({e})"),
             })?;
-        Self::new(widths)
+        Self::with_form(widths, form)
     }
 
     /// The `widths` metadata form, e.g. "768,256,32,1".
@@ -74,8 +117,11 @@ impl Arch {
         self.widths.len().saturating_sub(1)
     }
 
-    /// Name, shape `[out, in]` or `[out]`, of every parameter tensor, in layer order.
+    /// Name, shape `[out, in]` or `[out]`, of every parameter tensor, in layer order, then
+    /// `psqt.weight` [1, 768] in the antisymmetric form.
     pub fn tensor_shapes(&self) -> Vec<(String, Vec<usize>)> {
+        let psqt = (self.form == Form::Antisym)
+            .then(|| ("psqt.weight".to_string(), vec![1, ENCODING_WIDTH]));
         self.widths
             .windows(2)
             .enumerate()
@@ -86,6 +132,7 @@ impl Arch {
                     (format!("l{i}.bias"), vec![out]),
                 ]
             })
+            .chain(psqt)
             .collect()
     }
 
@@ -98,7 +145,7 @@ impl Arch {
 }
 
 pub fn preset_names() -> Vec<&'static str> {
-    PRESETS.iter().map(|(n, _)| *n).collect()
+    PRESETS.iter().map(|(n, _, _)| *n).collect()
 }
 
 #[cfg(test)]
@@ -109,8 +156,14 @@ mod tests {
     fn presets_are_valid_architectures() {
         for name in preset_names() {
             let arch = Arch::preset(name).expect("preset exists");
-            assert_eq!(Arch::new(arch.widths.clone()).ok(), Some(arch.clone()));
-            assert_eq!(Arch::parse_widths(&arch.widths_string()).ok(), Some(arch));
+            assert_eq!(
+                Arch::with_form(arch.widths.clone(), arch.form).ok(),
+                Some(arch.clone())
+            );
+            assert_eq!(
+                Arch::parse_widths(&arch.widths_string(), arch.form).ok(),
+                Some(arch)
+            );
         }
         assert_eq!(
             Arch::preset("small").map(|a| a.widths_string()).ok(),
@@ -125,7 +178,7 @@ mod tests {
             .expect_err("no such preset")
             .to_string();
         assert!(
-            msg.contains("huge") && msg.contains("deeppink, mid, small"),
+            msg.contains("huge") && msg.contains("deeppink, mid, small, deeppink-as"),
             "{msg}"
         );
     }
@@ -136,7 +189,7 @@ mod tests {
         assert!(Arch::new(vec![767, 1]).is_err());
         assert!(Arch::new(vec![768, 16, 2]).is_err());
         assert!(Arch::new(vec![768, 0, 1]).is_err());
-        assert!(Arch::parse_widths("768,x,1").is_err());
+        assert!(Arch::parse_widths("768,x,1", Form::Plain).is_err());
         assert!(Arch::new(vec![768, 1]).is_ok());
     }
 
@@ -150,5 +203,20 @@ mod tests {
             arch.parameter_count(),
             768 * 256 + 256 + 256 * 32 + 32 + 32 + 1
         );
+        let antisym = Arch::preset("small-as").expect("preset exists");
+        assert_eq!(antisym.form, Form::Antisym);
+        assert_eq!(
+            antisym.tensor_shapes().last(),
+            Some(&("psqt.weight".to_string(), vec![1, 768]))
+        );
+        assert_eq!(antisym.parameter_count(), arch.parameter_count() + 768);
+    }
+
+    #[test]
+    fn form_names_round_trip() {
+        for form in [Form::Plain, Form::Antisym] {
+            assert_eq!(Form::from_file_name(form.file_name()), Some(form));
+        }
+        assert_eq!(Form::from_file_name("cnn"), None);
     }
 }

@@ -59,25 +59,46 @@ impl SparseBoards {
     }
 }
 
+/// Per bag, the sum of the rows of `table` [768, H] that its indices name: [bags, H].
+pub(super) fn bag_sum(
+    table: &Tensor,
+    indices: &Tensor,
+    offsets: &Tensor,
+) -> Result<Tensor, TchError> {
+    let (sum, _, _, _) = Tensor::f_embedding_bag(
+        table,
+        indices,
+        offsets,
+        false,
+        0,
+        false,
+        None::<Tensor>,
+        false,
+    )?;
+    Ok(sum)
+}
+
 impl Mlp {
     /// Raw scores [N] (same sign convention as [`Mlp::f_forward`]) from `indices`/`offsets`
     /// int64 tensors on the model's device, laid out as in [`SparseBoards`].
     pub fn f_forward_sparse(&self, indices: &Tensor, offsets: &Tensor) -> Result<Tensor, TchError> {
+        match &self.antisym {
+            Some(a) => self.f_antisym_sparse(a, indices, offsets),
+            None => self.f_forward_layers_sparse(indices, offsets),
+        }
+    }
+
+    /// The layers alone on a sparse batch (see `Mlp::f_forward_layers`).
+    pub(super) fn f_forward_layers_sparse(
+        &self,
+        indices: &Tensor,
+        offsets: &Tensor,
+    ) -> Result<Tensor, TchError> {
         let Some(first) = self.layers.first() else {
             return Err(TchError::Shape("the net has no layers".to_string()));
         };
         // embedding_bag wants the table as [768, H]: row k is input feature k's column.
-        let table = first.ws.f_transpose(0, 1)?;
-        let (sum, _, _, _) = Tensor::f_embedding_bag(
-            &table,
-            indices,
-            offsets,
-            false,
-            0,
-            false,
-            None::<Tensor>,
-            false,
-        )?;
+        let sum = bag_sum(&first.ws.f_transpose(0, 1)?, indices, offsets)?;
         let mut h = match &first.bs {
             Some(b) => sum.f_add(b)?,
             None => sum,
@@ -130,7 +151,7 @@ mod tests {
 
     #[test]
     fn sparse_equals_dense_for_every_preset_shape() {
-        for preset in ["small", "mid"] {
+        for preset in ["small", "mid", "small-as", "mid-as"] {
             let vs = nn::VarStore::new(Device::Cpu);
             let arch = Arch::preset(preset).expect("preset exists");
             let mlp = seeded(7, || Mlp::new(&vs.root(), &arch));
@@ -170,8 +191,14 @@ mod tests {
     /// The trainer runs this path with gradients: they must equal the dense path's.
     #[test]
     fn sparse_gradients_equal_dense_gradients() {
+        for preset in ["small", "small-as"] {
+            sparse_gradients_equal_dense_gradients_for(preset);
+        }
+    }
+
+    fn sparse_gradients_equal_dense_gradients_for(preset: &str) {
         let vs = nn::VarStore::new(Device::Cpu);
-        let arch = Arch::preset("small").expect("preset exists");
+        let arch = Arch::preset(preset).expect("preset exists");
         let mlp = seeded(9, || Mlp::new(&vs.root(), &arch));
         let b = boards(20);
         let grads = |loss: Tensor| {
@@ -193,7 +220,10 @@ mod tests {
         let (w_dense, b_dense) = grads(mlp.forward(&dense(&b)).sum(Kind::Float));
         let dw = (&w_sparse - &w_dense).abs().max().double_value(&[]);
         let db = (&b_sparse - &b_dense).abs().max().double_value(&[]);
-        assert!(dw < 1e-5 && db < 1e-5, "grad differences {dw} {db}");
+        assert!(
+            dw < 1e-5 && db < 1e-5,
+            "{preset}: grad differences {dw} {db}"
+        );
         assert!(w_dense.abs().sum(Kind::Float).double_value(&[]) > 0.0);
     }
 }
