@@ -29,6 +29,10 @@ pub struct TripletArgs {
     /// Plies at the start of every game that give no triplets (shared opening moves).
     #[arg(long, default_value_t = DEFAULT_SKIP_PLIES)]
     pub skip_plies: u32,
+    /// Only quiet triplets: the side to move is not in check, and the played and random
+    /// moves are neither captures nor promotions (what a search's leaves look like).
+    #[arg(long)]
+    pub quiet: bool,
     /// Keep only games where both players have an Elo tag of at least this.
     #[arg(long)]
     pub min_elo: Option<u32>,
@@ -62,6 +66,7 @@ impl TripletArgs {
         TripletConfig {
             seed: self.seed,
             skip_plies: self.skip_plies,
+            quiet: self.quiet,
             filter: GameFilter {
                 min_elo: self.min_elo,
                 results: self.results,

@@ -14,7 +14,8 @@
 //! | 28     | 8    | seed (u64) used for the random moves and the split                 |
 //! | 36     | 4    | plies skipped at the start of every game (u32)                     |
 //! | 40     | 4    | minimum Elo of both players (u32), 0 = no Elo filter               |
-//! | 44     | 1    | results kept: bit 0 = 1-0, bit 1 = 0-1, bit 2 = 1/2-1/2            |
+//! | 44     | 1    | results kept: bit 0 = 1-0, bit 1 = 0-1, bit 2 = 1/2-1/2; bit 7 set:  |
+//! |        |      | quiet triplets only (`cerise data triplets --quiet`)                |
 //! | 45     | 1    | split: 0 = train, 1 = valid, 2 = test, 255 = unsplit               |
 //! | 46     | 2    | split per-mille weights: train, valid, test (3 × u16) at 46..52    |
 //! | 52     | 2    | encoding name length E (u16), then E bytes of UTF-8                |
@@ -41,6 +42,8 @@ pub const RECORD_BYTES: usize = 3 * BOARD_BYTES + 1;
 pub const COUNT_OFFSET: u64 = 16;
 /// Fixed part of the header, before the two variable-length strings.
 const FIXED_HEADER_BYTES: usize = 52;
+/// Bit of the results byte that marks a quiet-only file.
+const QUIET_BIT: u8 = 0x80;
 /// Largest header accepted; protects the reader from a garbage length field.
 const MAX_HEADER_BYTES: u32 = 1 << 20;
 
@@ -140,6 +143,8 @@ pub struct TripletHeader {
     pub count: u64,
     pub seed: u64,
     pub skip_plies: u32,
+    /// Only quiet triplets (no check, capture or promotion; see `super::triplets`).
+    pub quiet: bool,
     /// 0 when no Elo filter was applied.
     pub min_elo: u32,
     pub results: ResultMask,
@@ -161,6 +166,7 @@ impl TripletHeader {
             count: 0,
             seed,
             skip_plies: 0,
+            quiet: false,
             min_elo: 0,
             results: 0b111,
             split: None,
@@ -189,7 +195,7 @@ impl TripletHeader {
         out.extend_from_slice(&self.seed.to_le_bytes());
         out.extend_from_slice(&self.skip_plies.to_le_bytes());
         out.extend_from_slice(&self.min_elo.to_le_bytes());
-        out.push(self.results);
+        out.push((self.results & 0b111) | if self.quiet { QUIET_BIT } else { 0 });
         out.push(self.split.map_or(255, Split::code));
         for w in self.split_weights {
             out.extend_from_slice(&w.to_le_bytes());
@@ -270,7 +276,8 @@ impl TripletHeader {
             seed: u64::from_le_bytes(bytes[28..36].try_into()?),
             skip_plies: u32_at(bytes, 36),
             min_elo: u32_at(bytes, 40),
-            results: bytes[44],
+            results: bytes[44] & 0b111,
+            quiet: bytes[44] & QUIET_BIT != 0,
             split: Split::from_code(bytes[45])?,
             split_weights,
             encoding,
@@ -298,6 +305,7 @@ mod tests {
         TripletHeader {
             count: 12345,
             skip_plies: 8,
+            quiet: true,
             min_elo: 2200,
             results: 0b011,
             split: Some(Split::Valid),

@@ -28,6 +28,8 @@ const MAX_CONSECUTIVE_ERRORS: u32 = 1000;
 pub struct TripletConfig {
     pub seed: u64,
     pub skip_plies: u32,
+    /// Only quiet triplets (see `super::triplets`).
+    pub quiet: bool,
     pub filter: GameFilter,
     pub split: SplitRatios,
     /// Stop after reading this many games (kept or skipped).
@@ -39,6 +41,7 @@ impl Default for TripletConfig {
         TripletConfig {
             seed: 1,
             skip_plies: DEFAULT_SKIP_PLIES,
+            quiet: false,
             filter: GameFilter::default(),
             split: SplitRatios::default(),
             max_games: None,
@@ -55,6 +58,8 @@ pub struct TripletSummary {
     pub skipped: BTreeMap<SkipReason, u64>,
     /// Positions past the skipped plies passed over because they had one legal move.
     pub forced_positions: u64,
+    /// Positions passed over by the quiet filter.
+    pub noisy_positions: u64,
     /// Indexed by `Split as usize`: train, valid, test.
     pub games_per_split: [u64; 3],
     pub triplets_per_split: [u64; 3],
@@ -90,6 +95,9 @@ impl fmt::Display for TripletSummary {
             writeln!(f, "  {:<28}{:>10}", reason.describe(), n)?;
         }
         writeln!(f, "forced positions skipped {:>10}", self.forced_positions)?;
+        if self.noisy_positions > 0 {
+            writeln!(f, "noisy positions skipped  {:>10}", self.noisy_positions)?;
+        }
         for split in Split::ALL {
             let i = split as usize;
             writeln!(
@@ -132,6 +140,7 @@ pub fn write_triplets<R: Read>(
     for (split, path) in Split::ALL.iter().zip(&paths) {
         let header = TripletHeader {
             skip_plies: config.skip_plies,
+            quiet: config.quiet,
             min_elo: config.filter.min_elo.unwrap_or(0),
             results: config.filter.results.0,
             split: Some(*split),
@@ -175,8 +184,11 @@ pub fn write_triplets<R: Read>(
                 let writer = &mut writers[split as usize];
                 let mut rng = SplitMix64::for_stream(config.seed, game_index);
                 let counts =
-                    game_triplets(&game, config.skip_plies, &mut rng, |t| writer.write(&t))?;
+                    game_triplets(&game, config.skip_plies, config.quiet, &mut rng, |t| {
+                        writer.write(&t)
+                    })?;
                 summary.forced_positions += counts.forced;
+                summary.noisy_positions += counts.noisy;
                 if counts.triplets == 0 {
                     summary.skip(SkipReason::NoEligiblePositions);
                 } else {

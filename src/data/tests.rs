@@ -102,6 +102,7 @@ fn args(input: &Path, out: &Path) -> TripletArgs {
         out: out.to_path_buf(),
         seed: 7,
         skip_plies: 6,
+        quiet: false,
         min_elo: None,
         results: ResultFilter::default(),
         split: "60,20,20".parse().expect("valid split"),

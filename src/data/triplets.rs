@@ -1,6 +1,13 @@
 //! Deep Pink triplets from one game: for each position `p` past the skipped opening plies,
 //! `q` is the position after the move played and `r` the position after a uniformly random
 //! OTHER legal move. Positions with a single legal move give no contrast and are skipped.
+//!
+//! With `quiet`, a position gives a triplet only if its side to move is not in check and the
+//! played move is neither a capture nor a promotion, and `r` is drawn from the other such
+//! quiet moves. A search evaluates quiet leaves (quiescence resolves the captures), and a
+//! static eval cannot see an exchange in progress: on noisy triplets the objective's
+//! `f(p) = −f(q)` term and random captures that are really blunders both teach the net that
+//! material is worth little (the net trained on all triplets valued a queen at 3 pawns).
 
 use super::format::Triplet;
 use super::pgn::ParsedGame;
@@ -14,12 +21,19 @@ pub struct GameCounts {
     pub triplets: u64,
     /// Positions past the skipped plies that had only one legal move.
     pub forced: u64,
+    /// Positions passed over by the `quiet` filter.
+    pub noisy: u64,
+}
+
+fn is_quiet(m: &shakmaty::Move) -> bool {
+    !m.is_capture() && !m.is_promotion()
 }
 
 /// Calls `emit` for each triplet of `game`, in move order, drawing random moves from `rng`.
 pub fn game_triplets(
     game: &ParsedGame,
     skip_plies: u32,
+    quiet: bool,
     rng: &mut SplitMix64,
     mut emit: impl FnMut(Triplet) -> anyhow::Result<()>,
 ) -> anyhow::Result<GameCounts> {
@@ -27,9 +41,16 @@ pub fn game_triplets(
     let mut pos = game.start.clone();
     for (ply, &played) in game.moves.iter().enumerate() {
         if ply as u64 >= u64::from(skip_plies) {
-            let legal = pos.legal_moves();
-            if legal.len() < 2 {
+            let mut legal = pos.legal_moves();
+            if quiet && (pos.is_check() || !is_quiet(&played)) {
+                counts.noisy += 1;
+            } else if legal.len() < 2 {
                 counts.forced += 1;
+            } else if quiet && {
+                legal.retain(|m| is_quiet(m));
+                legal.len() < 2
+            } {
+                counts.noisy += 1;
             } else {
                 let played_at = legal.iter().position(|m| *m == played).ok_or_else(|| {
                     anyhow::anyhow!("internal error: a validated game move is not legal")
@@ -87,14 +108,59 @@ mod tests {
     }
 
     fn collect(g: &ParsedGame, skip: u32, seed: u64) -> (Vec<Triplet>, GameCounts) {
+        collect_with(g, skip, false, seed)
+    }
+
+    fn collect_with(
+        g: &ParsedGame,
+        skip: u32,
+        quiet: bool,
+        seed: u64,
+    ) -> (Vec<Triplet>, GameCounts) {
         let mut out = Vec::new();
         let mut rng = SplitMix64::new(seed);
-        let counts = game_triplets(g, skip, &mut rng, |t| {
+        let counts = game_triplets(g, skip, quiet, &mut rng, |t| {
             out.push(t);
             Ok(())
         })
         .expect("valid game");
         (out, counts)
+    }
+
+    #[test]
+    fn quiet_filter_keeps_only_quiet_moves_out_of_check() {
+        // Plies: e4 e5 Qh5 Nc6 Bc4 Nf6 Qxf7# -- the last is a capture (and gives mate).
+        let g = game(
+            &["e4", "e5", "Qh5", "Nc6", "Bc4", "Nf6", "Qxf7#"],
+            GameResult::WhiteWins,
+        );
+        let (all, _) = collect_with(&g, 0, false, 5);
+        assert_eq!(all.len(), 7);
+        for seed in 0..20 {
+            let (trips, counts) = collect_with(&g, 0, true, seed);
+            assert_eq!(counts.triplets, 6, "every quiet ply, not Qxf7#");
+            assert_eq!(counts.noisy, 1);
+            let mut pos = g.start.clone();
+            for (ply, t) in trips.iter().enumerate() {
+                let quiet_children: Vec<CompactBoard> = pos
+                    .legal_moves()
+                    .iter()
+                    .filter(|m| !m.is_capture() && !m.is_promotion())
+                    .map(|m| {
+                        let mut c = pos.clone();
+                        c.play_unchecked(*m);
+                        CompactBoard::from_chess(&c)
+                    })
+                    .collect();
+                assert!(quiet_children.contains(&t.r), "ply {ply}: r is quiet");
+                assert_ne!(t.r, t.q);
+                pos.play_unchecked(g.moves[ply]);
+            }
+        }
+        // Black to move in check (after Bb5+) gives no quiet triplet.
+        let check = game(&["e4", "d6", "Bb5+", "c6"], GameResult::Draw);
+        let (trips, counts) = collect_with(&check, 0, true, 1);
+        assert_eq!((trips.len(), counts.noisy), (3, 1));
     }
 
     #[test]
