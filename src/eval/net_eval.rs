@@ -96,6 +96,26 @@ struct Shared {
     active: AtomicUsize,
 }
 
+impl Shared {
+    /// How long a waiting thread may poll: only while every searcher and the evaluator
+    /// thread can each have a core. Past that a poller takes the core from a thread with
+    /// work to do (on 2 cores, Threads=2 lost 83 Elo to Threads=1 while both searchers
+    /// polled), so it blocks at once.
+    fn poll_window(&self) -> Duration {
+        let threads = self.active.load(Ordering::Relaxed) + 1;
+        if threads <= available_cores() {
+            POLL_BEFORE_BLOCKING
+        } else {
+            Duration::ZERO
+        }
+    }
+}
+
+fn available_cores() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
 /// Forward passes run and positions evaluated since load (the warm-up not counted).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct NetStats {
@@ -295,7 +315,7 @@ impl Evaluator for NetEvaluator {
         if boards.is_empty() {
             return Ok(());
         }
-        let scores = recv_soon(&self.submit(boards.to_vec()))
+        let scores = recv_soon(&self.submit(boards.to_vec()), self.shared.poll_window())
             .map_err(|_| EvalError::Stopped("it exited without answering".to_string()))??;
         out.extend_from_slice(&scores);
         Ok(())
@@ -352,14 +372,14 @@ impl Drop for NetEvaluator {
 /// anyone else who wants the core.
 const POLL_BEFORE_BLOCKING: Duration = Duration::from_micros(200);
 
-/// `rx.recv()`, polling briefly first.
-fn recv_soon<T>(rx: &Receiver<T>) -> Result<T, channel::RecvError> {
+/// `rx.recv()`, polling for up to `window` first.
+fn recv_soon<T>(rx: &Receiver<T>, window: Duration) -> Result<T, channel::RecvError> {
     let started = Instant::now();
     loop {
         match rx.try_recv() {
             Ok(v) => return Ok(v),
             Err(channel::TryRecvError::Disconnected) => return Err(channel::RecvError),
-            Err(channel::TryRecvError::Empty) if started.elapsed() < POLL_BEFORE_BLOCKING => {
+            Err(channel::TryRecvError::Empty) if started.elapsed() < window => {
                 std::thread::yield_now();
             }
             Err(channel::TryRecvError::Empty) => return rx.recv(),
@@ -406,12 +426,11 @@ struct Batcher {
 
 impl Batcher {
     fn new(model: Model, config: &NetEvaluatorConfig, cuda: bool, shared: Arc<Shared>) -> Self {
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         Self {
             model,
             max_batch: config.max_batch,
             torch_threads: if cuda { 1 } else { config.torch_threads },
-            cores,
+            cores: available_cores(),
             shared,
             queue: VecDeque::new(),
             batch: Vec::with_capacity(config.max_batch),
@@ -436,7 +455,7 @@ impl Batcher {
                 if stopping {
                     break;
                 }
-                match recv_soon(rx) {
+                match recv_soon(rx, self.shared.poll_window()) {
                     Ok(Msg::Eval(req)) => self.accept(req),
                     Ok(Msg::Wake) => continue,
                     Ok(Msg::Shutdown) | Err(_) => break,
@@ -463,7 +482,7 @@ impl Batcher {
             }
             // Some registered searcher is still running: it will either queue a request or
             // unregister, and both arrive here as a message.
-            match recv_soon(rx) {
+            match recv_soon(rx, self.shared.poll_window()) {
                 Ok(Msg::Eval(req)) => self.accept(req),
                 Ok(Msg::Wake) => {}
                 Ok(Msg::Shutdown) | Err(_) => stopping = true,
