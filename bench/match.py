@@ -34,6 +34,8 @@ import chess.pgn
 # How long past its clock an engine may go unanswered before it is killed: it has lost on
 # time already, this only bounds how long the runner waits for a hung process.
 HUNG_GRACE_S = 5.0
+# With --depth there is no clock; a move that takes this long is taken to be a hang.
+FIXED_DEPTH_HANG_S = 300.0
 
 
 @dataclass
@@ -132,7 +134,7 @@ def loss_for(color: chess.Color) -> str:
 
 
 def play_game(white: Player, black: Player, fen: str, tc: TimeControl, max_plies: int = 300,
-              event: str = "Cerise match", round_: str = "1") -> GameResult:
+              event: str = "Cerise match", round_: str = "1", depth: int | None = None) -> GameResult:
     board = chess.Board(fen)
     players = {chess.WHITE: white, chess.BLACK: black}
     clock = {chess.WHITE: tc.base, chess.BLACK: tc.base}
@@ -160,8 +162,11 @@ def play_game(white: Player, black: Player, fen: str, tc: TimeControl, max_plies
             break
         side = board.turn
         p = players[side]
-        limit = chess.engine.Limit(white_clock=clock[chess.WHITE], black_clock=clock[chess.BLACK],
-                                   white_inc=tc.inc, black_inc=tc.inc)
+        if depth is not None:
+            limit = chess.engine.Limit(depth=depth)
+        else:
+            limit = chess.engine.Limit(white_clock=clock[chess.WHITE], black_clock=clock[chess.BLACK],
+                                       white_inc=tc.inc, black_inc=tc.inc)
         eng = p.engine
         pid = p.pid()
         killed = threading.Event()
@@ -171,7 +176,8 @@ def play_game(white: Player, black: Player, fen: str, tc: TimeControl, max_plies
             if pid:
                 kill(pid)
 
-        watchdog = threading.Timer(max(clock[side], 0) + HUNG_GRACE_S, on_hang)
+        budget = FIXED_DEPTH_HANG_S if depth is not None else max(clock[side], 0) + HUNG_GRACE_S
+        watchdog = threading.Timer(budget, on_hang)
         watchdog.daemon = True
         t0 = time.monotonic()
         watchdog.start()
@@ -207,7 +213,7 @@ def play_game(white: Player, black: Player, fen: str, tc: TimeControl, max_plies
                 p.discard()
             result = loss_for(side)
             break
-        if clock[side] < 0:
+        if depth is None and clock[side] < 0:
             p.stats.time_losses += 1
             board.push(move)  # the move stands in the PGN, the flag fell while making it
             opponent_can_mate = not board.has_insufficient_material(not side)
@@ -222,7 +228,8 @@ def play_game(white: Player, black: Player, fen: str, tc: TimeControl, max_plies
     game.headers.update({
         "Event": event, "Site": os.uname().nodename, "Date": datetime.date.today().strftime("%Y.%m.%d"),
         "Round": round_, "White": white.name, "Black": black.name, "Result": result,
-        "TimeControl": tc.pgn(), "Termination": termination,
+        # "-" is PGN's word for "no clock", which is what a fixed-depth game has.
+        "TimeControl": "-" if depth is not None else tc.pgn(), "Termination": termination,
     })
     return GameResult(result, termination, game, used)
 
@@ -287,12 +294,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--opt2", action="append", default=[], metavar="NAME=VALUE", help="UCI option for engine 2")
     ap.add_argument("--games", type=int, default=20, help="number of games (rounded up to even)")
     ap.add_argument("--tc", type=TimeControl.parse, default=TimeControl(10, 0.1), help="SECONDS+INC, default 10+0.1")
+    ap.add_argument("--depth", type=int, help="fixed search depth per move instead of a clock (--tc is then ignored)")
     ap.add_argument("--openings", type=Path, default=Path(__file__).parent / "openings.epd")
     ap.add_argument("--max-plies", type=int, default=300, help="adjudicate a draw after this many plies")
     ap.add_argument("--out", type=Path, help="PGN file to write (appended game by game)")
     args = ap.parse_args(argv)
     if args.games < 1:
         ap.error("--games must be at least 1")
+    if args.depth is not None and args.depth < 1:
+        ap.error("--depth must be at least 1")
 
     openings = read_openings(args.openings)
     p1 = Player(args.engine1, parse_options(args.opt1), args.name1)
@@ -311,7 +321,7 @@ def main(argv: list[str] | None = None) -> int:
             fen = openings[(g // 2) % len(openings)]
             white, black = (p1, p2) if g % 2 == 0 else (p2, p1)
             r = play_game(white, black, fen, args.tc, args.max_plies,
-                          event=f"{p1.name} vs {p2.name}", round_=str(g + 1))
+                          event=f"{p1.name} vs {p2.name}", round_=str(g + 1), depth=args.depth)
             if r.result == "1/2-1/2":
                 d += 1
             elif (r.result == "1-0") == (white is p1):
@@ -331,7 +341,8 @@ def main(argv: list[str] | None = None) -> int:
 
     n = w + d + l
     e, margin = elo_with_margin(w, d, l)
-    print(f"\n{p1.name} vs {p2.name}, {n} games at {args.tc.pgn()} in {time.monotonic() - t_start:.0f}s")
+    control = f"depth {args.depth}" if args.depth is not None else args.tc.pgn()
+    print(f"\n{p1.name} vs {p2.name}, {n} games at {control} in {time.monotonic() - t_start:.0f}s")
     print(f"score {p1.name}: W {w} / D {d} / L {l}  = {100 * (w + d / 2) / max(n, 1):.1f}%")
     print(f"elo difference: {e:+.1f} +/- {margin:.1f} (95%)")
     for p in (p1, p2):
