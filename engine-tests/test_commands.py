@@ -117,3 +117,26 @@ def test_net_init_writes_a_loadable_net(engine, small_net):
     engine.send("position startpos")
     out = engine.go("go depth 2", timeout=60)
     assert chess.Move.from_uci(out.bestmove()) in chess.Board().legal_moves, engine.dump()
+
+
+def test_default_evaluator_is_the_embedded_net(start_engine):
+    """With no options set the engine uses the trained net compiled into it and says so."""
+    eng = start_engine()
+    lines = eng.handshake()
+    declared = [l.text for l in lines if l.text.startswith("option name EvalFile")]
+    assert declared and declared[0].endswith("default <embedded>"), eng.dump()
+    named = [l.text for l in lines if l.text.startswith("info string evaluator net cerise-")]
+    assert named, f"no 'info string evaluator net cerise-...' after uci\n{eng.dump()}"
+    assert not eng.errors(lines), eng.dump()
+    # Black to move without a queen: the net must see it is lost, from both points of view.
+    eng.send("position fen rnb1kbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR b KQkq - 0 1")
+    eng.send("eval")
+    shown = [l.text for l in eng.sync() if l.text.startswith("score:")]
+    assert shown, eng.dump()
+    side, white = (float(part.split()[0]) for part in shown[-1][len("score:"):].split(","))
+    assert side < -500 and white > 500, f"queen-down eval {shown[-1]!r}\n{eng.dump()}"
+    eng.send("position startpos moves e2e4")
+    out = eng.go("go depth 3", timeout=60)
+    board = chess.Board()
+    board.push_uci("e2e4")
+    assert chess.Move.from_uci(out.bestmove()) in board.legal_moves, eng.dump()

@@ -14,6 +14,17 @@ pub const POSITIONS: &str = include_str!("../bench/positions.epd");
 
 /// About 9 s for the material evaluator in a release build on the 2-core dev machine.
 pub const DEFAULT_DEPTH: u32 = 9;
+/// A net scores ~50x fewer nodes per second than material; a few seconds for the small nets.
+pub const NET_DEFAULT_DEPTH: u32 = 4;
+
+/// The depth `bench` runs at when none is given: the evaluators that batch are the nets.
+pub fn default_depth(eval: &dyn Evaluator) -> u32 {
+    if eval.batch_stats().is_some() {
+        NET_DEFAULT_DEPTH
+    } else {
+        DEFAULT_DEPTH
+    }
+}
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BenchConfig {

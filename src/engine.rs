@@ -31,6 +31,7 @@ pub struct Engine {
     options: Options,
     search: Option<SearchHandle>,
     events: Sender<SearchEvent>,
+    startup_error: Option<String>,
 }
 
 /// The game so far: the position after `spec`'s moves, and the keys before it.
@@ -57,6 +58,16 @@ fn is_builtin(spec: &str) -> bool {
         .any(|b| spec.eq_ignore_ascii_case(b))
 }
 
+/// The batching settings a net evaluator takes from the options.
+fn net_config(options: &Options) -> NetEvaluatorConfig {
+    NetEvaluatorConfig {
+        max_batch: options.max_batch,
+        encoder: options.encoder,
+        precision: options.precision,
+        ..NetEvaluatorConfig::default()
+    }
+}
+
 /// MiB of memory the kernel says is available, if it says.
 fn available_mib() -> Option<usize> {
     let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
@@ -66,21 +77,38 @@ fn available_mib() -> Option<usize> {
 }
 
 impl Engine {
-    /// Blocks while the default TT is allocated.
+    /// Blocks while the default TT is allocated and the default (embedded) net loads.
     pub fn new(events: Sender<SearchEvent>) -> Self {
-        let options = Options::default();
+        let mut options = Options::default();
+        let (eval, startup_error) =
+            match load_evaluator_with(&options.eval_file, options.device, net_config(&options)) {
+                Ok(eval) => (eval, None),
+                // Unreachable for a sound build (a test loads the embedded net), but an
+                // engine that answers with material beats one that cannot start at all.
+                Err(e) => {
+                    options.eval_file = crate::uci::options::EVAL_MATERIAL.to_string();
+                    let eval: Arc<dyn Evaluator> = Arc::new(crate::eval::MaterialEvaluator);
+                    (eval, Some(format!("{e}; using material instead")))
+                }
+            };
         Engine {
             root: RootState {
                 position: Position::startpos(),
                 history: KeyHistory::new(),
             },
             tt: Arc::new(TranspositionTable::new(options.hash_mib)),
-            eval: Arc::new(crate::eval::MaterialEvaluator),
+            eval,
             cache: Arc::new(EvalCache::new(EVAL_CACHE_ENTRIES)),
             options,
             search: None,
             events,
+            startup_error,
         }
+    }
+
+    /// Why the default evaluator could not be loaded at start, if it could not.
+    pub fn startup_error(&self) -> Option<&str> {
+        self.startup_error.as_deref()
     }
 
     /// Non-blocking.
@@ -252,13 +280,7 @@ impl Engine {
     }
 
     fn replace_evaluator(&mut self, options: &Options) -> Result<(), String> {
-        let config = NetEvaluatorConfig {
-            max_batch: options.max_batch,
-            encoder: options.encoder,
-            precision: options.precision,
-            ..NetEvaluatorConfig::default()
-        };
-        let eval = load_evaluator_with(&options.eval_file, options.device, config)
+        let eval = load_evaluator_with(&options.eval_file, options.device, net_config(options))
             .map_err(|e| format!("{e}; still using {}", self.eval.info().name))?;
         self.eval = eval;
         // Scores from the previous evaluator must not leak into the new one's searches.
@@ -349,7 +371,7 @@ impl Engine {
     ) -> Result<crate::bench::BenchSummary, String> {
         self.stop_and_wait();
         let config = crate::bench::BenchConfig {
-            depth: depth.unwrap_or(crate::bench::DEFAULT_DEPTH),
+            depth: depth.unwrap_or_else(|| crate::bench::default_depth(self.eval.as_ref())),
             threads: threads.unwrap_or(1),
             ..crate::bench::BenchConfig::default()
         };
@@ -458,8 +480,12 @@ mod tests {
         assert!(engine
             .set_option("EvalFile", "/no/such/net.safetensors")
             .is_err());
-        assert_eq!(engine.options().eval_file, "<material>");
-        assert!(engine.evaluator().info().name.contains("material"));
+        assert_eq!(engine.options().eval_file, "<embedded>");
+        assert!(engine
+            .evaluator()
+            .info()
+            .name
+            .contains(crate::eval::embedded::NAME));
         engine.set_option("evalfile", "<fake>").unwrap();
         assert_eq!(engine.options().eval_file, "<fake>");
         assert!(engine.set_option("Hash", "65537").is_err());
@@ -510,6 +536,7 @@ mod tests {
     #[test]
     fn eval_report_shows_both_points_of_view() {
         let (mut engine, _rx) = engine();
+        engine.set_option("EvalFile", "<material>").unwrap();
         // Black to move, White a queen up: negative for the side to move.
         let fen = "4k3/8/8/8/8/8/8/3QK3 b - - 0 1";
         engine.set_position(&spec(Some(fen), &[])).unwrap();

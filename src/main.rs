@@ -28,12 +28,12 @@ enum Cmd {
     Uci,
     /// Search fixed positions; the last line is `N nodes M nps`.
     Bench {
-        /// Search depth per position.
+        /// Search depth per position (default 9 for material, 4 for a net).
         depth: Option<u32>,
         /// Search threads.
         threads: Option<usize>,
-        /// `material`, `fake`, or the path of a .safetensors net.
-        #[arg(long, default_value = "<material>")]
+        /// `<embedded>` (the default net), `material`, `fake`, or a .safetensors path.
+        #[arg(long, default_value = "<embedded>")]
         eval: String,
         /// Where a net runs: auto, cpu or cuda.
         #[arg(long, default_value = "auto")]
@@ -164,7 +164,7 @@ fn run(command: Cmd) -> Result<(), String> {
             let eval = load_evaluator_with(&eval, device, config)?;
             eprintln!("bench with {} on {}", eval.info().name, eval.info().device);
             let config = BenchConfig {
-                depth: depth.unwrap_or(bench::DEFAULT_DEPTH),
+                depth: depth.unwrap_or_else(|| bench::default_depth(eval.as_ref())),
                 threads: threads.unwrap_or(1),
                 ..BenchConfig::default()
             };

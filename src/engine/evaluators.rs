@@ -1,8 +1,8 @@
-//! `EvalFile` values to evaluators: `<material>`, `<fake>`, or the path of a net.
+//! `EvalFile` values to evaluators: `<embedded>`, `<material>`, `<fake>`, or the path of a net.
 
 use crate::eval::{Evaluator, FakeEvaluator, MaterialEvaluator, NetEvaluator, NetEvaluatorConfig};
 use crate::net::device::DeviceChoice;
-use crate::uci::options::{EVAL_FAKE, EVAL_MATERIAL};
+use crate::uci::options::{EVAL_EMBEDDED, EVAL_FAKE, EVAL_MATERIAL};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -25,6 +25,11 @@ pub fn load_evaluator_with(
     if spec.eq_ignore_ascii_case(EVAL_FAKE) || spec.eq_ignore_ascii_case("fake") {
         return Ok(Arc::new(FakeEvaluator::new()));
     }
+    if spec.eq_ignore_ascii_case(EVAL_EMBEDDED) || spec.eq_ignore_ascii_case("embedded") {
+        let net = crate::eval::embedded::load(device, config)
+            .map_err(|e| format!("cannot load the embedded net: {e}"))?;
+        return Ok(Arc::new(net));
+    }
     load_net(Path::new(spec), device, config)
 }
 
@@ -35,8 +40,8 @@ fn load_net(
 ) -> Result<Arc<dyn Evaluator>, String> {
     if !path.is_file() {
         return Err(format!(
-            "no net file at '{}'; use {EVAL_MATERIAL}, {EVAL_FAKE} or the path of a \
-             .safetensors net",
+            "no net file at '{}'; use {EVAL_EMBEDDED}, {EVAL_MATERIAL}, {EVAL_FAKE} or the \
+             path of a .safetensors net",
             path.display()
         ));
     }

@@ -2,6 +2,7 @@
 //! batcher thread is the only place in the engine where inference runs.
 
 pub mod cache;
+pub mod embedded;
 pub mod fake;
 pub mod material;
 pub mod net_eval;

@@ -11,6 +11,8 @@ pub const MOVE_OVERHEAD_DEFAULT: u64 = 30;
 pub const MOVE_OVERHEAD_MAX: u64 = 5000;
 pub const EVAL_MATERIAL: &str = "<material>";
 pub const EVAL_FAKE: &str = "<fake>";
+/// The net compiled into the binary (`crate::eval::embedded`), the default.
+pub const EVAL_EMBEDDED: &str = "<embedded>";
 pub const MAX_BATCH_DEFAULT: usize = 1024;
 pub const MAX_BATCH_MAX: usize = crate::eval::net_eval::MAX_BATCH_LIMIT;
 
@@ -20,7 +22,7 @@ pub struct Options {
     pub hash_mib: usize,
     pub threads: usize,
     pub move_overhead: Duration,
-    /// `<material>`, `<fake>` or a path to a .safetensors net.
+    /// `<embedded>`, `<material>`, `<fake>` or a path to a .safetensors net.
     pub eval_file: String,
     pub device: DeviceChoice,
     pub ponder: bool,
@@ -37,7 +39,7 @@ impl Default for Options {
             hash_mib: HASH_DEFAULT,
             threads: 1,
             move_overhead: Duration::from_millis(MOVE_OVERHEAD_DEFAULT),
-            eval_file: EVAL_MATERIAL.to_string(),
+            eval_file: EVAL_EMBEDDED.to_string(),
             device: DeviceChoice::Auto,
             ponder: false,
             max_batch: MAX_BATCH_DEFAULT,
@@ -70,7 +72,7 @@ pub fn declarations() -> Vec<String> {
             "option name Move Overhead type spin default {MOVE_OVERHEAD_DEFAULT} min 0 max \
              {MOVE_OVERHEAD_MAX}"
         ),
-        format!("option name EvalFile type string default {EVAL_MATERIAL}"),
+        format!("option name EvalFile type string default {EVAL_EMBEDDED}"),
         "option name Device type combo default auto var auto var cpu var cuda".to_string(),
         "option name Ponder type check default false".to_string(),
         format!(
@@ -117,8 +119,8 @@ pub fn parse_change(name: &str, value: &str) -> Result<OptionChange, String> {
             let value = value.trim();
             if value.is_empty() {
                 Err(format!(
-                    "EvalFile needs a value: {EVAL_MATERIAL}, {EVAL_FAKE} or the path of a \
-                     .safetensors net"
+                    "EvalFile needs a value: {EVAL_EMBEDDED}, {EVAL_MATERIAL}, {EVAL_FAKE} or \
+                     the path of a .safetensors net"
                 ))
             } else {
                 Ok(OptionChange::EvalFile(value.to_string()))
@@ -238,6 +240,6 @@ mod tests {
         assert!(lines[7].contains("default fp32"));
         assert!(lines.iter().all(|l| l.starts_with("option name ")));
         assert!(lines[0].contains("default 64 min 1 max 65536"));
-        assert!(lines[3].contains("default <material>"));
+        assert!(lines[3].contains("default <embedded>"));
     }
 }

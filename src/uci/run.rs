@@ -90,6 +90,12 @@ impl UciLoop {
                 ));
                 self.out.line(&format!("id author {ENGINE_AUTHOR}"));
                 self.lines(&declarations());
+                // Names the net in use (GUIs log it); a failed default load is said here.
+                if let Some(e) = self.engine.startup_error() {
+                    self.out.line(&format!("info string error: {e}"));
+                }
+                self.out
+                    .line(&format!("info string {}", self.engine.evaluator_summary()));
                 self.out.line("uciok");
             }
             Command::Debug(on) => self.debug = on,

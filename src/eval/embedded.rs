@@ -1,0 +1,54 @@
+//! The default net, compiled into the binary: the engine needs no file beside it, so it
+//! works from any directory a GUI starts it in. `EvalFile` = `<embedded>` selects it.
+
+use super::{NetEvaluator, NetEvaluatorConfig};
+use crate::net::{DeviceChoice, NetError};
+
+/// The file stem of the embedded net in nets/ (its card is `nets/<NAME>.md`); the suffix is
+/// the content id of its bytes, which a test checks.
+pub const NAME: &str = "cerise-small-as-d95ae74c41f6";
+
+pub static BYTES: &[u8] = include_bytes!("../../nets/cerise-small-as-d95ae74c41f6.safetensors");
+
+/// Starts a [`NetEvaluator`] on the embedded net.
+pub fn load(device: DeviceChoice, config: NetEvaluatorConfig) -> Result<NetEvaluator, NetError> {
+    NetEvaluator::from_bytes(BYTES, &format!("{NAME}.safetensors"), device, config)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chess::Position;
+    use crate::eval::Evaluator;
+
+    #[test]
+    fn the_name_is_the_content_id_of_the_bytes_and_the_file_in_nets() {
+        let id = crate::net::content_id(BYTES);
+        assert!(NAME.ends_with(&format!("-{id}")), "{NAME} holds {id}");
+        let path = format!("{}/nets/{NAME}.safetensors", env!("CARGO_MANIFEST_DIR"));
+        let on_disk = std::fs::read(&path).expect("the embedded net is in nets/");
+        assert_eq!(on_disk, BYTES, "{path} differs from the embedded bytes");
+        let card = format!("{}/nets/{NAME}.md", env!("CARGO_MANIFEST_DIR"));
+        assert!(
+            std::path::Path::new(&card).is_file(),
+            "{card}: a shipped net needs a card"
+        );
+    }
+
+    #[test]
+    fn loads_names_itself_and_values_a_queen() {
+        let eval = load(DeviceChoice::Cpu, NetEvaluatorConfig::default()).expect("loads");
+        assert!(eval.info().name.contains(NAME), "{}", eval.info().name);
+        let boards = [
+            Position::startpos().compact(),
+            // White to move, Black has no queen.
+            Position::from_fen("rnb1kbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1")
+                .expect("valid fen")
+                .compact(),
+        ];
+        let mut scores = Vec::new();
+        eval.evaluate(&boards, &mut scores).expect("evaluates");
+        assert!(scores[0].abs() < 1.0, "the start is level: {}", scores[0]);
+        assert!(scores[1] > 500.0, "a queen up: {}", scores[1]);
+    }
+}
