@@ -4,7 +4,9 @@ use super::board::CompactBoard;
 use shakmaty::fen::Fen;
 use shakmaty::uci::UciMove;
 use shakmaty::zobrist::Zobrist64;
-use shakmaty::{CastlingMode, Color, EnPassantMode, Move, MoveList, Position as _, Role, Square};
+use shakmaty::{
+    CastlingMode, Color, EnPassantMode, FromSetup, Move, MoveList, Position as _, Role, Square,
+};
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum ChessError {
@@ -128,6 +130,31 @@ impl Position {
     pub fn is_insufficient_material(&self) -> bool {
         self.inner.is_insufficient_material()
     }
+    /// The same board with the other side to move (a null move), or `None` when the side to
+    /// move is in check. The halfmove clock restarts, so no repetition is found through it.
+    pub fn null_move(&self) -> Option<Position> {
+        if self.is_check() {
+            return None;
+        }
+        let mode = self.inner.castles().mode();
+        let mut setup = self.inner.to_setup(EnPassantMode::Legal);
+        setup.swap_turn();
+        setup.halfmoves = 0;
+        let inner = shakmaty::Chess::from_setup(setup, mode).ok()?;
+        let key = full_key(&inner);
+        Some(Position { inner, key })
+    }
+
+    /// Whether the side to move has a rook, a queen or two minor pieces: with less, zugzwang
+    /// is common (a lone bishop or knight often must move and lose) and a null move proves
+    /// nothing.
+    pub fn has_null_move_material(&self) -> bool {
+        let board = self.inner.board();
+        let ours = board.by_color(self.inner.turn());
+        let pieces = ours & !board.pawns() & !board.kings();
+        !(pieces & (board.rooks() | board.queens())).is_empty() || pieces.count() >= 2
+    }
+
     /// The position after the legal move `m`, with its key updated incrementally.
     pub fn play(&self, m: &Move) -> Position {
         let incremental =

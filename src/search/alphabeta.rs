@@ -5,9 +5,12 @@
 //! their batch score is the leaf value. Captures, promotions and checks go to quiescence.
 
 use super::ordering::{is_noisy, order_children, push_killer, update_history, OrderHints};
-use super::params::{LMR_FULL_MOVES, LMR_MIN_DEPTH, MAX_PLY};
+use super::params::{
+    LMR_FULL_MOVES, LMR_MIN_DEPTH, MAX_PLY, NMP_BASE_REDUCTION, NMP_DEPTH_DIVISOR, NMP_MIN_DEPTH,
+    RFP_MARGIN, RFP_MAX_DEPTH,
+};
 use super::qsearch::qsearch;
-use super::score::{mated_in, DRAW, INFINITY};
+use super::score::{mated_in, DRAW, INFINITY, MATE_BOUND};
 use super::thread::{Child, ThreadData};
 use super::tt::{find_move, pack_move, TtBound};
 use crate::chess::{Color, Move, Position};
@@ -98,6 +101,15 @@ pub fn search(
         }
     }
 
+    if !pv_node && !in_check && beta.abs() < MATE_BOUND {
+        if let Some(score) = prune_early(td, pos, depth, beta, ply, static_eval) {
+            return score;
+        }
+        if td.aborted {
+            return 0;
+        }
+    }
+
     let moves = pos.legal_moves();
     if moves.is_empty() {
         return if in_check { mated_in(ply) } else { DRAW };
@@ -177,6 +189,48 @@ pub fn search(
     } else {
         best
     }
+}
+
+/// Reverse futility and null-move pruning at a non-PV node out of check: the node's score
+/// if it can be cut off without expanding its children.
+fn prune_early(
+    td: &mut ThreadData,
+    pos: &Position,
+    depth: i32,
+    beta: i32,
+    ply: usize,
+    static_eval: i32,
+) -> Option<i32> {
+    if depth <= RFP_MAX_DEPTH && static_eval - RFP_MARGIN * depth >= beta {
+        return Some(static_eval);
+    }
+    if depth < NMP_MIN_DEPTH
+        || static_eval < beta
+        || td.null_moved[ply]
+        || !pos.has_null_move_material()
+        || ply + 1 >= MAX_PLY
+    {
+        return None;
+    }
+    let null = pos.null_move()?;
+    let reduction = NMP_BASE_REDUCTION + depth / NMP_DEPTH_DIVISOR;
+    td.history.push(pos.key());
+    td.null_moved[ply + 1] = true;
+    // The same board with the other side to move: a zero-sum evaluator (material, the
+    // antisymmetric nets) scores it exactly -static_eval, which saves an evaluator call.
+    let score = -search(
+        td,
+        &null,
+        depth - 1 - reduction,
+        -beta,
+        -beta + 1,
+        ply + 1,
+        -static_eval,
+    );
+    td.null_moved[ply + 1] = false;
+    td.history.pop();
+    // A mate found after passing is not a mate the opponent can force.
+    (!td.aborted && score >= beta).then(|| score.min(MATE_BOUND - 1))
 }
 
 /// PVS with late move reductions for one child of an interior node (depth ≥ 2).

@@ -34,6 +34,19 @@ pub const LMR_MIN_DEPTH: i32 = 3;
 /// … and only after this many moves have been searched at full depth.
 pub const LMR_FULL_MOVES: usize = 3;
 
+/// Reverse futility pruning: at a non-PV node of depth ≤ this, out of check, whose static
+/// eval beats beta by the margin per ply of depth, the node returns its static eval without
+/// expanding (a node costs a batch of every child's evaluation, so this saves most).
+pub const RFP_MAX_DEPTH: i32 = 3;
+pub const RFP_MARGIN: i32 = 150;
+
+/// Null-move pruning: from this depth, at a non-PV node out of check whose static eval is at
+/// least beta, the side to move passes; if a search reduced by `NMP_BASE_REDUCTION + depth /
+/// NMP_DEPTH_DIVISOR` (plus the ply passed) still fails high, the node does.
+pub const NMP_MIN_DEPTH: i32 = 3;
+pub const NMP_BASE_REDUCTION: i32 = 3;
+pub const NMP_DEPTH_DIVISOR: i32 = 6;
+
 /// Quiescence delta pruning: a capture that cannot lift stand-pat + victim + margin to alpha is
 /// skipped before its child is even built.
 pub const DELTA_MARGIN: i32 = 200;

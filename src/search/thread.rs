@@ -38,6 +38,8 @@ pub struct ThreadData<'a> {
     /// Triangular principal-variation table: `pv[ply]` is the line from that ply.
     pub pv: Vec<Vec<Move>>,
     pub killers: Vec<[Option<Move>; 2]>,
+    /// `null_moved[ply]`: the node at `ply` was reached by a null move (no second in a row).
+    pub null_moved: Vec<bool>,
     /// Butterfly history indexed by [side to move][from][to].
     pub quiet_history: Box<[[[i32; 64]; 64]; 2]>,
     boards: Vec<CompactBoard>,
@@ -68,6 +70,7 @@ impl<'a> ThreadData<'a> {
                 .map(|_| Vec::with_capacity(MAX_PLY))
                 .collect(),
             killers: vec![[None; 2]; MAX_PLY + 1],
+            null_moved: vec![false; MAX_PLY + 1],
             quiet_history: Box::new([[[0; 64]; 64]; 2]),
             boards: Vec::with_capacity(256),
             misses: Vec::with_capacity(256),
