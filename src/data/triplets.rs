@@ -13,7 +13,7 @@ use super::format::Triplet;
 use super::pgn::ParsedGame;
 use super::rng::SplitMix64;
 use crate::chess::CompactBoard;
-use shakmaty::{Chess, Position as _};
+use shakmaty::{Chess, MoveList, Position as _};
 
 /// Per-game counts, to report how many positions were used and passed over.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -29,6 +29,33 @@ fn is_quiet(m: &shakmaty::Move) -> bool {
     !m.is_capture() && !m.is_promotion()
 }
 
+/// Why a position gives no triplet.
+enum Skip {
+    /// One legal move: no contrast.
+    Forced,
+    /// Turned away by the `quiet` filter.
+    Noisy,
+}
+
+/// The moves `played` and `r` are drawn from at `pos` (all legal moves, or the quiet ones
+/// with `quiet`), at least two of them.
+fn candidates(pos: &Chess, played: &shakmaty::Move, quiet: bool) -> Result<MoveList, Skip> {
+    if quiet && (pos.is_check() || !is_quiet(played)) {
+        return Err(Skip::Noisy);
+    }
+    let mut legal = pos.legal_moves();
+    if legal.len() < 2 {
+        return Err(Skip::Forced);
+    }
+    if quiet {
+        legal.retain(|m| is_quiet(m));
+        if legal.len() < 2 {
+            return Err(Skip::Noisy);
+        }
+    }
+    Ok(legal)
+}
+
 /// Calls `emit` for each triplet of `game`, in move order, drawing random moves from `rng`.
 pub fn game_triplets(
     game: &ParsedGame,
@@ -41,37 +68,31 @@ pub fn game_triplets(
     let mut pos = game.start.clone();
     for (ply, &played) in game.moves.iter().enumerate() {
         if ply as u64 >= u64::from(skip_plies) {
-            let mut legal = pos.legal_moves();
-            if quiet && (pos.is_check() || !is_quiet(&played)) {
-                counts.noisy += 1;
-            } else if legal.len() < 2 {
-                counts.forced += 1;
-            } else if quiet && {
-                legal.retain(|m| is_quiet(m));
-                legal.len() < 2
-            } {
-                counts.noisy += 1;
-            } else {
-                let played_at = legal.iter().position(|m| *m == played).ok_or_else(|| {
-                    anyhow::anyhow!("internal error: a validated game move is not legal")
-                })?;
-                // Draw from the other len-1 moves by skipping over the played one.
-                let mut k = rng.below(legal.len() - 1);
-                if k >= played_at {
-                    k += 1;
+            match candidates(&pos, &played, quiet) {
+                Err(Skip::Noisy) => counts.noisy += 1,
+                Err(Skip::Forced) => counts.forced += 1,
+                Ok(legal) => {
+                    let played_at = legal.iter().position(|m| *m == played).ok_or_else(|| {
+                        anyhow::anyhow!("internal error: a validated game move is not legal")
+                    })?;
+                    // Draw from the other len-1 moves by skipping over the played one.
+                    let mut k = rng.below(legal.len() - 1);
+                    if k >= played_at {
+                        k += 1;
+                    }
+                    let child = |m| -> Chess {
+                        let mut c = pos.clone();
+                        c.play_unchecked(m);
+                        c
+                    };
+                    emit(Triplet {
+                        p: CompactBoard::from_chess(&pos),
+                        q: CompactBoard::from_chess(&child(played)),
+                        r: CompactBoard::from_chess(&child(legal[k])),
+                        result: game.result.score_for(pos.turn()),
+                    })?;
+                    counts.triplets += 1;
                 }
-                let child = |m| -> Chess {
-                    let mut c = pos.clone();
-                    c.play_unchecked(m);
-                    c
-                };
-                emit(Triplet {
-                    p: CompactBoard::from_chess(&pos),
-                    q: CompactBoard::from_chess(&child(played)),
-                    r: CompactBoard::from_chess(&child(legal[k])),
-                    result: game.result.score_for(pos.turn()),
-                })?;
-                counts.triplets += 1;
             }
         }
         pos.play_unchecked(played);
