@@ -98,9 +98,8 @@ struct Shared {
 
 impl Shared {
     /// How long a waiting thread may poll: only while every searcher and the evaluator
-    /// thread can each have a core. Past that a poller takes the core from a thread with
-    /// work to do (on 2 cores, Threads=2 lost 83 Elo to Threads=1 while both searchers
-    /// polled), so it blocks at once.
+    /// thread can each have a core. Past that a poller would take the core from a thread
+    /// with work to do, so it blocks at once.
     fn poll_window(&self) -> Duration {
         let threads = self.active.load(Ordering::Relaxed) + 1;
         if threads <= available_cores() {
@@ -417,7 +416,6 @@ struct Batcher {
     max_batch: usize,
     /// 0: choose per batch (CPU only; CUDA kernels do not use intra-op threads).
     torch_threads: usize,
-    cores: usize,
     shared: Arc<Shared>,
     queue: VecDeque<Pending>,
     batch: Vec<CompactBoard>,
@@ -430,7 +428,6 @@ impl Batcher {
             model,
             max_batch: config.max_batch,
             torch_threads: if cuda { 1 } else { config.torch_threads },
-            cores: available_cores(),
             shared,
             queue: VecDeque::new(),
             batch: Vec::with_capacity(config.max_batch),
@@ -523,7 +520,7 @@ impl Batcher {
         } else {
             let active = self.shared.active.load(Ordering::SeqCst);
             let running = active.saturating_sub(self.queue.len());
-            auto_torch_threads(self.cores, running, n).min(self.model.thread_cap())
+            auto_torch_threads(available_cores(), running, n).min(self.model.thread_cap())
         };
         self.model.set_threads(threads);
         let started = Instant::now();
