@@ -60,6 +60,7 @@ impl Evaluator for FakeEvaluator {
             name: "fake".to_string(),
             device: "cpu".to_string(),
             max_batch: 4096,
+            backend: None,
         }
     }
 }

@@ -44,6 +44,7 @@ impl Evaluator for MaterialEvaluator {
             name: "material".to_string(),
             device: "cpu".to_string(),
             max_batch: 4096,
+            backend: None,
         }
     }
 

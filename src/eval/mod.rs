@@ -1,6 +1,7 @@
 //! Batch-first evaluation. Search sees only the [`Evaluator`] trait; the net evaluator's
 //! batcher thread is the only place in the engine where inference runs.
 
+pub mod backend;
 pub mod cache;
 pub mod embedded;
 pub mod fake;
@@ -10,6 +11,7 @@ pub mod net_model;
 pub mod searcher;
 pub mod throughput;
 
+pub use backend::Backend;
 pub use cache::EvalCache;
 pub use fake::FakeEvaluator;
 pub use material::MaterialEvaluator;
@@ -36,6 +38,8 @@ pub struct EvalInfo {
     pub device: String,
     /// Largest batch one forward pass takes; larger calls are split by the evaluator.
     pub max_batch: usize,
+    /// The backend running a net (`None` for the built-in evaluators).
+    pub backend: Option<Backend>,
 }
 
 /// Scores many positions in one call.

@@ -39,6 +39,9 @@ pub const SMALL_BATCH: usize = 64;
 
 #[derive(Clone, Debug)]
 pub struct NetEvaluatorConfig {
+    /// Which implementation runs the net; `NetEvaluator` itself is the `Torch` one, and the
+    /// loaders in `engine::evaluators` pick by this field.
+    pub backend: super::Backend,
     pub max_batch: usize,
     /// libtorch intra-op threads for the forward passes; 0 chooses per batch with
     /// [`auto_torch_threads`].
@@ -51,6 +54,7 @@ pub struct NetEvaluatorConfig {
 impl Default for NetEvaluatorConfig {
     fn default() -> Self {
         Self {
+            backend: super::Backend::Auto,
             max_batch: 1024,
             torch_threads: 0,
             encoder: Encoder::Auto,
@@ -230,6 +234,7 @@ impl NetEvaluator {
                     ),
                     device: device_name(device),
                     max_batch: config.max_batch,
+                    backend: Some(super::Backend::Torch),
                 },
                 chosen,
                 precision: config.precision,

@@ -431,6 +431,7 @@ impl Evaluator for FailingEvaluator {
             name: "failing".into(),
             device: "cpu".into(),
             max_batch: 64,
+            backend: None,
         }
     }
 }
