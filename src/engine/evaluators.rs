@@ -1,7 +1,11 @@
 //! `EvalFile` values to evaluators: `<embedded>`, `<material>`, `<fake>`, or the path of a net.
 
-use crate::eval::{Evaluator, FakeEvaluator, MaterialEvaluator, NetEvaluator, NetEvaluatorConfig};
+use crate::eval::{
+    Backend, Evaluator, FakeEvaluator, MaterialEvaluator, NativeEvaluator, NetEvaluator,
+    NetEvaluatorConfig,
+};
 use crate::net::device::DeviceChoice;
+use crate::net::{NetError, NetFile};
 use crate::uci::options::{EVAL_EMBEDDED, EVAL_FAKE, EVAL_MATERIAL};
 use std::path::Path;
 use std::sync::Arc;
@@ -25,29 +29,42 @@ pub fn load_evaluator_with(
     if spec.eq_ignore_ascii_case(EVAL_FAKE) || spec.eq_ignore_ascii_case("fake") {
         return Ok(Arc::new(FakeEvaluator::new()));
     }
-    if spec.eq_ignore_ascii_case(EVAL_EMBEDDED) || spec.eq_ignore_ascii_case("embedded") {
-        let net = crate::eval::embedded::load(device, config)
-            .map_err(|e| format!("cannot load the embedded net: {e}"))?;
-        return Ok(Arc::new(net));
-    }
-    load_net(Path::new(spec), device, config)
+    let (net, origin) = if spec.eq_ignore_ascii_case(EVAL_EMBEDDED)
+        || spec.eq_ignore_ascii_case("embedded")
+    {
+        crate::eval::embedded::net().map_err(|e| format!("cannot load the embedded net: {e}"))?
+    } else {
+        let path = Path::new(spec);
+        if !path.is_file() {
+            return Err(format!(
+                "no net file at '{}'; use {EVAL_EMBEDDED}, {EVAL_MATERIAL}, {EVAL_FAKE} or the \
+                 path of a .safetensors net",
+                path.display()
+            ));
+        }
+        let net = crate::net::load(path)
+            .map_err(|e| format!("cannot load EvalFile '{}': {e}", path.display()))?;
+        (net, spec.to_string())
+    };
+    start_net(net, &origin, device, config)
 }
 
-fn load_net(
-    path: &Path,
+/// Runs a validated net on the backend that `config.backend` means on `device`.
+fn start_net(
+    net: NetFile,
+    origin: &str,
     device: DeviceChoice,
     config: NetEvaluatorConfig,
 ) -> Result<Arc<dyn Evaluator>, String> {
-    if !path.is_file() {
-        return Err(format!(
-            "no net file at '{}'; use {EVAL_EMBEDDED}, {EVAL_MATERIAL}, {EVAL_FAKE} or the \
-             path of a .safetensors net",
-            path.display()
-        ));
+    let fail = |e: NetError| format!("cannot load EvalFile '{origin}': {e}");
+    match config.backend.resolve(device)? {
+        Backend::Native => Ok(Arc::new(
+            NativeEvaluator::from_net(&net, origin).map_err(fail)?,
+        )),
+        _ => Ok(Arc::new(
+            NetEvaluator::from_net(net, origin, device, config).map_err(fail)?,
+        )),
     }
-    let net = NetEvaluator::load(path, device, config)
-        .map_err(|e| format!("cannot load EvalFile '{}': {e}", path.display()))?;
-    Ok(Arc::new(net))
 }
 
 #[cfg(test)]

@@ -2,13 +2,19 @@
 //! works from any directory a GUI starts it in. `EvalFile` = `<embedded>` selects it.
 
 use super::{NetEvaluator, NetEvaluatorConfig};
-use crate::net::{DeviceChoice, NetError};
+use crate::net::{load_bytes, DeviceChoice, NetError, NetFile};
 
 /// The file stem of the embedded net in nets/ (its card is `nets/<NAME>.md`); the suffix is
 /// the content id of its bytes, which a test checks.
 pub const NAME: &str = "cerise-small-as-d95ae74c41f6";
 
 pub static BYTES: &[u8] = include_bytes!("../../nets/cerise-small-as-d95ae74c41f6.safetensors");
+
+/// The embedded net, validated, and the origin to name it by.
+pub fn net() -> Result<(NetFile, String), NetError> {
+    let origin = format!("{NAME}.safetensors");
+    Ok((load_bytes(BYTES, &origin)?, origin))
+}
 
 /// Starts a [`NetEvaluator`] on the embedded net.
 pub fn load(device: DeviceChoice, config: NetEvaluatorConfig) -> Result<NetEvaluator, NetError> {

@@ -6,6 +6,7 @@ pub mod cache;
 pub mod embedded;
 pub mod fake;
 pub mod material;
+pub mod native;
 pub mod net_eval;
 pub mod net_model;
 pub mod searcher;
@@ -15,6 +16,7 @@ pub use backend::Backend;
 pub use cache::EvalCache;
 pub use fake::FakeEvaluator;
 pub use material::MaterialEvaluator;
+pub use native::NativeEvaluator;
 pub use net_eval::{NetEvaluator, NetEvaluatorConfig};
 pub use net_model::{Encoder, Precision};
 pub use searcher::{BatchStats, SearcherGuard};
@@ -49,6 +51,20 @@ pub struct EvalInfo {
 pub trait Evaluator: Send + Sync {
     /// Replaces the contents of `out` with one score per board, in order.
     fn evaluate(&self, boards: &[CompactBoard], out: &mut Vec<f32>) -> Result<(), EvalError>;
+
+    /// Scores the children of `parent` (each one legal move away from it), like
+    /// [`Evaluator::evaluate`] on `children`. The search always knows the parent, and an
+    /// incremental evaluator updates the parent's first layer instead of starting over; the
+    /// default ignores it.
+    fn evaluate_children(
+        &self,
+        parent: &CompactBoard,
+        children: &[CompactBoard],
+        out: &mut Vec<f32>,
+    ) -> Result<(), EvalError> {
+        let _ = parent;
+        self.evaluate(children, out)
+    }
 
     fn info(&self) -> EvalInfo;
 

@@ -153,7 +153,10 @@ impl<'a> ThreadData<'a> {
         if self.boards.is_empty() {
             return true;
         }
-        let result = self.shared.eval.evaluate(&self.boards, &mut self.scores);
+        let result =
+            self.shared
+                .eval
+                .evaluate_children(&pos.compact(), &self.boards, &mut self.scores);
         let failure = match result {
             Ok(()) if self.scores.len() == self.boards.len() => None,
             Ok(()) => Some(format!(

@@ -1,0 +1,285 @@
+//! The native backend gives libtorch's answers: every shipped net, plain and
+//! antisymmetric, from scratch and incrementally, for every kind of move.
+
+use super::kernels::Simd;
+use super::NativeEvaluator;
+use crate::chess::{CompactBoard, Move, Position};
+use crate::eval::{Evaluator, NetEvaluator, NetEvaluatorConfig};
+use crate::net::{DeviceChoice, NetFile};
+
+/// The bar: native and libtorch agree within 0.05 cp.
+const TOLERANCE_CP: f32 = 0.05;
+
+/// Parents whose moves include every kind: quiet, capture, both castlings, en passant,
+/// promotion and capture-promotion (both colours to move), plus checks and a walk.
+const FENS: &[&str] = &[
+    "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+    "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+    "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R b KQkq - 0 1",
+    "rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3",
+    "rnbqkbnr/pppp1ppp/8/8/3PpP2/8/PPP1P1PP/RNBQKBNR b KQkq f3 0 3",
+    "n1n5/PPPk4/8/8/8/8/4Kppp/5N1N b - - 0 1",
+    "n1n5/PPPk4/8/8/8/8/4Kppp/5N1N w - - 0 1",
+    "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+    "4k3/8/8/8/8/8/8/4K2R w K - 0 1",
+];
+
+fn shipped(name: &str) -> NetFile {
+    let path = format!("{}/nets/{name}.safetensors", env!("CARGO_MANIFEST_DIR"));
+    crate::net::load(std::path::Path::new(&path)).expect("a shipped net loads")
+}
+
+/// Every shipped net in nets/: both forms, two widths.
+fn shipped_nets() -> Vec<(&'static str, NetFile)> {
+    [
+        "cerise-small-as-d95ae74c41f6",
+        "cerise-mid-as-c8f40c84a8a6",
+        "cerise-small-8ed4031111e2",
+        "cerise-small-ef2577c6bef3",
+    ]
+    .into_iter()
+    .map(|n| (n, shipped(n)))
+    .collect()
+}
+
+fn torch(net: &NetFile) -> NetEvaluator {
+    NetEvaluator::from_net(
+        net.clone(),
+        "reference",
+        DeviceChoice::Cpu,
+        NetEvaluatorConfig::default(),
+    )
+    .expect("libtorch loads the net")
+}
+
+/// Each parent with its children, over the FENs and a deterministic walk of real moves.
+fn families(walk: usize) -> Vec<(Position, Vec<(Move, CompactBoard)>)> {
+    let mut parents: Vec<Position> = FENS
+        .iter()
+        .map(|f| Position::from_fen(f).expect("test FEN valid"))
+        .collect();
+    let mut pos = Position::startpos();
+    for i in 0..walk {
+        let moves = pos.legal_moves();
+        if moves.is_empty() || pos.halfmoves() > 30 {
+            pos = Position::startpos();
+            continue;
+        }
+        pos = pos.play(&moves[(i * 13 + 5) % moves.len()]);
+        parents.push(pos.clone());
+    }
+    parents
+        .into_iter()
+        .map(|p| {
+            let kids = p
+                .legal_moves()
+                .iter()
+                .map(|m| (*m, p.play(m).compact()))
+                .collect();
+            (p, kids)
+        })
+        .collect()
+}
+
+fn assert_close(what: &str, native: &[f32], reference: &[f32]) {
+    assert_eq!(native.len(), reference.len(), "{what}");
+    for (i, (n, r)) in native.iter().zip(reference).enumerate() {
+        assert!(
+            (n - r).abs() <= TOLERANCE_CP,
+            "{what}, board {i}: native {n} vs libtorch {r}"
+        );
+    }
+}
+
+fn simds() -> Vec<Simd> {
+    let mut v = vec![Simd::Baseline];
+    if Simd::detect() != Simd::Baseline {
+        v.push(Simd::detect());
+    }
+    v
+}
+
+#[test]
+fn native_matches_libtorch_from_scratch_and_incrementally_on_every_shipped_net() {
+    let families = families(120);
+    for (name, file) in shipped_nets() {
+        let reference = torch(&file);
+        for simd in simds() {
+            let native = NativeEvaluator::with_simd(&file, name, simd).expect("native loads");
+            let (mut want, mut scratch, mut incremental) = (vec![], vec![], vec![]);
+            for (parent, kids) in &families {
+                let boards: Vec<CompactBoard> = kids.iter().map(|(_, b)| *b).collect();
+                reference.evaluate(&boards, &mut want).unwrap();
+                native.evaluate(&boards, &mut scratch).unwrap();
+                native
+                    .evaluate_children(&parent.compact(), &boards, &mut incremental)
+                    .unwrap();
+                let what = format!("{name} {simd:?} {}", parent.fen());
+                assert_close(&format!("{what} from scratch"), &scratch, &want);
+                assert_close(&format!("{what} incremental"), &incremental, &want);
+            }
+        }
+    }
+}
+
+#[test]
+fn the_walk_covers_every_move_kind() {
+    let (mut capture, mut castle, mut ep, mut promo, mut capture_promo) = (0, 0, 0, 0, 0);
+    for (_, kids) in families(120) {
+        for (m, _) in kids {
+            capture += usize::from(m.is_capture());
+            castle += usize::from(m.is_castle());
+            ep += usize::from(m.is_en_passant());
+            promo += usize::from(m.is_promotion());
+            capture_promo += usize::from(m.is_promotion() && m.is_capture());
+        }
+    }
+    for (kind, n) in [
+        ("capture", capture),
+        ("castle", castle),
+        ("en passant", ep),
+        ("promotion", promo),
+        ("capture-promotion", capture_promo),
+    ] {
+        assert!(n >= 2, "only {n} {kind} moves among the test children");
+    }
+}
+
+#[test]
+fn a_random_plain_and_a_single_layer_net_match_too() {
+    let dir = std::env::temp_dir().join(format!("cerise-native-eq-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("small.safetensors");
+    crate::net::init_net("small", 7, &path).unwrap();
+    let mut nets = vec![crate::net::load(&path).unwrap()];
+    // 768 → 1: the first layer is the output.
+    let mut linear = nets[0].clone();
+    linear.meta.arch = crate::net::Arch::new(vec![768, 1]).unwrap();
+    linear.tensors = vec![
+        (
+            "l0.weight".to_string(),
+            crate::net::file::TensorData {
+                shape: vec![1, 768],
+                values: (0..768)
+                    .map(|i| ((i * 37) % 101) as f32 / 500.0 - 0.1)
+                    .collect(),
+            },
+        ),
+        (
+            "l0.bias".to_string(),
+            crate::net::file::TensorData {
+                shape: vec![1],
+                values: vec![0.25],
+            },
+        ),
+    ];
+    nets.push(linear);
+    let families = families(40);
+    for file in &nets {
+        let reference = torch(file);
+        let native = NativeEvaluator::from_net(file, "test").unwrap();
+        let (mut want, mut got) = (vec![], vec![]);
+        for (parent, kids) in &families {
+            let boards: Vec<CompactBoard> = kids.iter().map(|(_, b)| *b).collect();
+            reference.evaluate(&boards, &mut want).unwrap();
+            native
+                .evaluate_children(&parent.compact(), &boards, &mut got)
+                .unwrap();
+            assert_close(&file.meta.arch.widths_string(), &got, &want);
+        }
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn unrelated_boards_passed_as_children_are_still_scored_right() {
+    let file = shipped("cerise-small-as-d95ae74c41f6");
+    let native = NativeEvaluator::from_net(&file, "t").unwrap();
+    let boards = crate::chess::sample_boards(64);
+    let (mut scratch, mut as_children) = (vec![], vec![]);
+    native.evaluate(&boards, &mut scratch).unwrap();
+    // The start position is no parent of most of these: far-off boards are rebuilt.
+    native
+        .evaluate_children(&Position::startpos().compact(), &boards, &mut as_children)
+        .unwrap();
+    assert_close("unrelated", &as_children, &scratch);
+}
+
+#[test]
+fn names_itself_native_on_the_cpu() {
+    let native = NativeEvaluator::from_net(&shipped("cerise-small-as-d95ae74c41f6"), "x/n.st")
+        .expect("loads");
+    let info = native.info();
+    assert_eq!(info.backend, Some(crate::eval::Backend::Native));
+    assert_eq!(info.device, "cpu");
+    assert!(info.name.contains("native"), "{}", info.name);
+}
+
+/// A search-like sequence of calls: down a long line (so the accumulator stack chains
+/// updates past its refresh bound), with null moves and revisits of earlier parents.
+fn search_like_calls() -> Vec<(CompactBoard, Vec<CompactBoard>)> {
+    let mut calls = Vec::new();
+    let mut line = vec![Position::startpos()];
+    for i in 0..400usize {
+        let pos = line.last().expect("never empty").clone();
+        let moves = pos.legal_moves();
+        if moves.is_empty() || pos.halfmoves() > 60 {
+            line.truncate(1);
+            continue;
+        }
+        let kids: Vec<CompactBoard> = moves.iter().map(|m| pos.play(m).compact()).collect();
+        calls.push((pos.compact(), kids));
+        if i % 5 == 0 {
+            if let Some(null) = pos.null_move() {
+                let kids = null
+                    .legal_moves()
+                    .iter()
+                    .map(|m| null.play(m).compact())
+                    .collect();
+                calls.push((null.compact(), kids));
+            }
+        }
+        if i % 7 == 3 && line.len() > 3 {
+            line.truncate(line.len() - 2); // back up, as a search returns from a subtree
+            continue;
+        }
+        line.push(pos.play(&moves[(i * 11 + 1) % moves.len()]));
+    }
+    calls
+}
+
+#[test]
+fn a_long_search_like_sequence_stays_within_tolerance() {
+    let calls = search_like_calls();
+    assert!(calls.len() > 300);
+    for name in ["cerise-small-as-d95ae74c41f6", "cerise-small-8ed4031111e2"] {
+        let file = shipped(name);
+        let reference = torch(&file);
+        let native = NativeEvaluator::from_net(&file, name).unwrap();
+        let (mut want, mut got) = (vec![], vec![]);
+        for (i, (parent, kids)) in calls.iter().enumerate() {
+            reference.evaluate(kids, &mut want).unwrap();
+            native.evaluate_children(parent, kids, &mut got).unwrap();
+            assert_close(&format!("{name} call {i}"), &got, &want);
+        }
+    }
+}
+
+#[test]
+fn both_instruction_sets_give_the_same_bits() {
+    if Simd::detect() == Simd::Baseline {
+        eprintln!("skipped: this CPU has only the baseline instruction set");
+        return;
+    }
+    let calls = search_like_calls();
+    for (name, file) in shipped_nets() {
+        let fast = NativeEvaluator::with_simd(&file, name, Simd::detect()).unwrap();
+        let base = NativeEvaluator::with_simd(&file, name, Simd::Baseline).unwrap();
+        let (mut a, mut b) = (vec![], vec![]);
+        for (parent, kids) in &calls {
+            fast.evaluate_children(parent, kids, &mut a).unwrap();
+            base.evaluate_children(parent, kids, &mut b).unwrap();
+            assert_eq!(a, b, "{name}: the instruction sets disagree");
+        }
+    }
+}
