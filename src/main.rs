@@ -5,7 +5,7 @@ use cerise::chess::perft;
 use cerise::chess::Position;
 use cerise::engine::{load_evaluator_with, perft_lines};
 use cerise::eval::throughput::{self, ThroughputConfig};
-use cerise::eval::{Encoder, NetEvaluatorConfig, Precision};
+use cerise::eval::{Backend, Encoder, NetEvaluatorConfig, Precision};
 use cerise::net::device::DeviceChoice;
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -109,6 +109,9 @@ enum NetCmd {
         net: Option<PathBuf>,
         #[arg(long)]
         batch: usize,
+        /// auto (native on the CPU, torch on CUDA), native or torch.
+        #[arg(long, default_value = "auto")]
+        backend: Backend,
         #[arg(long, default_value = "auto")]
         device: DeviceChoice,
         #[arg(long, default_value = "fp32")]
@@ -225,6 +228,7 @@ fn run(command: Cmd) -> Result<(), String> {
                     preset,
                     net,
                     batch,
+                    backend,
                     device,
                     precision,
                     encoder,
@@ -241,6 +245,7 @@ fn run(command: Cmd) -> Result<(), String> {
                 return Err(format!("--seconds must be in (0, 3600], got {seconds}"));
             }
             let config = ThroughputConfig {
+                backend,
                 batch,
                 device,
                 precision,

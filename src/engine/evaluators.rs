@@ -2,7 +2,7 @@
 
 use crate::eval::{
     Backend, Evaluator, FakeEvaluator, MaterialEvaluator, NativeEvaluator, NetEvaluator,
-    NetEvaluatorConfig,
+    NetEvaluatorConfig, Precision,
 };
 use crate::net::device::DeviceChoice;
 use crate::net::{NetError, NetFile};
@@ -58,6 +58,11 @@ fn start_net(
 ) -> Result<Arc<dyn Evaluator>, String> {
     let fail = |e: NetError| format!("cannot load EvalFile '{origin}': {e}");
     match config.backend.resolve(device)? {
+        Backend::Native if config.precision != Precision::Fp32 => Err(format!(
+            "Precision {} needs the torch backend on a CUDA device; the native backend runs \
+             fp32",
+            config.precision
+        )),
         Backend::Native => Ok(Arc::new(
             NativeEvaluator::from_net(&net, origin).map_err(fail)?,
         )),

@@ -1,5 +1,9 @@
-//! Batch-first evaluation. Search sees only the [`Evaluator`] trait; the net evaluator's
-//! batcher thread is the only place in the engine where inference runs.
+//! Evaluation: the only place inference runs. Search sees only the [`Evaluator`] trait.
+//!
+//! One folder per backend that runs a net file: `torch/` (libtorch: the reference, the
+//! trainer's model code, CUDA) and `native/` (incremental CPU code, inline in each search
+//! thread). Beside them the built-in evaluators (`material`, `fake`), the embedded net, the
+//! evaluation cache, the thread policy for libtorch and the throughput tool.
 
 pub mod backend;
 pub mod cache;
@@ -7,19 +11,18 @@ pub mod embedded;
 pub mod fake;
 pub mod material;
 pub mod native;
-pub mod net_eval;
-pub mod net_model;
 pub mod searcher;
+pub mod threads;
 pub mod throughput;
+pub mod torch;
 
 pub use backend::Backend;
 pub use cache::EvalCache;
 pub use fake::FakeEvaluator;
 pub use material::MaterialEvaluator;
 pub use native::NativeEvaluator;
-pub use net_eval::{NetEvaluator, NetEvaluatorConfig};
-pub use net_model::{Encoder, Precision};
 pub use searcher::{BatchStats, SearcherGuard};
+pub use torch::{Encoder, NetEvaluator, NetEvaluatorConfig, Precision, MAX_BATCH_LIMIT};
 
 use crate::chess::CompactBoard;
 

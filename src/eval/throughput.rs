@@ -1,18 +1,24 @@
-//! Raw forward throughput of a net at a fixed batch: the ceiling the batched search is
-//! measured against. It times the evaluator's own model code (`net_model::Model::forward`),
-//! so the figure includes encoding the `CompactBoard`s into the chosen encoder's input,
-//! the host-device copies and reading the scores back, and excludes only the channels and
-//! the queueing of the batcher.
+//! Raw evaluation throughput of a net: the ceiling a search's evals/s is measured against.
+//!
+//! libtorch: it times the evaluator's own model code (`torch::model::Model::forward`) at a
+//! fixed batch, so the figure includes encoding the `CompactBoard`s into the chosen
+//! encoder's input, the host-device copies and reading the scores back, and excludes only
+//! the channels and the queueing of the batcher.
+//!
+//! native: one thread, two figures: boards scored from scratch (`batch` at a time), and
+//! children scored incrementally from their parent, as the search calls it (every legal
+//! child of each position of a fixed walk).
 
-use super::net_eval::auto_torch_threads;
-use super::net_model::Model;
-use super::{Encoder, Precision};
-use crate::chess::sample_boards;
+use super::threads::auto_torch_threads;
+use super::torch::model::Model;
+use super::{Backend, Encoder, Evaluator, NativeEvaluator, Precision};
+use crate::chess::{sample_boards, CompactBoard, Position};
 use crate::net::{DeviceChoice, NetError, NetFile};
 use std::time::{Duration, Instant};
 
 #[derive(Clone, Debug)]
 pub struct ThroughputConfig {
+    pub backend: Backend,
     pub batch: usize,
     pub device: DeviceChoice,
     pub precision: Precision,
@@ -25,6 +31,11 @@ pub struct ThroughputConfig {
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Throughput {
+    pub backend: Backend,
+    /// Native only: children scored per second from their parents' accumulators.
+    pub incremental_per_s: Option<f64>,
+    /// Native only: the instruction set.
+    pub simd: Option<&'static str>,
     pub batch: usize,
     pub forwards: u64,
     pub elapsed: Duration,
@@ -40,9 +51,19 @@ impl Throughput {
 
     /// One line for people and scripts: `key=value` pairs, positions/s first.
     pub fn line(&self) -> String {
+        if let (Some(incremental), Some(simd)) = (self.incremental_per_s, self.simd) {
+            return format!(
+                "throughput positions_per_s={:.0} incremental_per_s={incremental:.0} batch={} \
+                 seconds={:.2} backend=native simd={simd} device=cpu threads=1 (from scratch \
+                 and incremental from the parent)",
+                self.positions_per_second(),
+                self.batch,
+                self.elapsed.as_secs_f64(),
+            );
+        }
         format!(
-            "throughput positions_per_s={:.0} batch={} forwards={} seconds={:.2} encoder={} \
-             device={} torch_threads={} (includes encoding from CompactBoard)",
+            "throughput positions_per_s={:.0} batch={} forwards={} seconds={:.2} backend=torch \
+             encoder={} device={} torch_threads={} (includes encoding from CompactBoard)",
             self.positions_per_second(),
             self.batch,
             self.forwards,
@@ -56,12 +77,19 @@ impl Throughput {
 
 /// Forwards of `batch` distinct realistic boards, back to back, for `config.duration`.
 pub fn measure(net: &NetFile, config: &ThroughputConfig) -> Result<Throughput, NetError> {
-    if config.batch == 0 || config.batch > super::net_eval::MAX_BATCH_LIMIT {
+    if config.batch == 0 || config.batch > super::torch::MAX_BATCH_LIMIT {
         return Err(NetError::BadConfig(format!(
             "batch must be between 1 and {}, got {}",
-            super::net_eval::MAX_BATCH_LIMIT,
+            super::torch::MAX_BATCH_LIMIT,
             config.batch
         )));
+    }
+    let backend = config
+        .backend
+        .resolve(config.device)
+        .map_err(NetError::BadConfig)?;
+    if backend == Backend::Native {
+        return measure_native(net, config);
     }
     let device = config.device.resolve()?;
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -90,6 +118,9 @@ pub fn measure(net: &NetFile, config: &ThroughputConfig) -> Result<Throughput, N
         forwards += 1;
     }
     Ok(Throughput {
+        backend: Backend::Torch,
+        incremental_per_s: None,
+        simd: None,
         batch: config.batch,
         forwards,
         elapsed: started.elapsed(),
@@ -97,6 +128,65 @@ pub fn measure(net: &NetFile, config: &ThroughputConfig) -> Result<Throughput, N
         device: crate::net::device::device_name(device),
         torch_threads: threads,
     })
+}
+
+/// The native backend on this thread: half the time from scratch, half incrementally.
+fn measure_native(net: &NetFile, config: &ThroughputConfig) -> Result<Throughput, NetError> {
+    let native = NativeEvaluator::from_net(net, "throughput")?;
+    let boards = sample_boards(config.batch);
+    let families = walk_families(200);
+    let half = config.duration / 2;
+    let mut out = Vec::with_capacity(config.batch.max(64));
+    let started = Instant::now();
+    let mut forwards = 0u64;
+    while forwards == 0 || started.elapsed() < half {
+        native
+            .evaluate(&boards, &mut out)
+            .map_err(|e| NetError::BadConfig(e.to_string()))?;
+        forwards += 1;
+    }
+    let scratch_elapsed = started.elapsed();
+    let started = Instant::now();
+    let mut children = 0u64;
+    while children == 0 || started.elapsed() < half {
+        for (parent, kids) in &families {
+            native
+                .evaluate_children(parent, kids, &mut out)
+                .map_err(|e| NetError::BadConfig(e.to_string()))?;
+            children += kids.len() as u64;
+        }
+    }
+    let incremental = children as f64 / started.elapsed().as_secs_f64().max(1e-9);
+    Ok(Throughput {
+        backend: Backend::Native,
+        incremental_per_s: Some(incremental),
+        simd: Some(native.simd().name()),
+        batch: config.batch,
+        forwards,
+        elapsed: scratch_elapsed,
+        encoder: Encoder::Sparse,
+        device: "cpu".to_string(),
+        torch_threads: 0,
+    })
+}
+
+/// Each position of a fixed walk with all of its children, as the search expands a node.
+fn walk_families(n: usize) -> Vec<(CompactBoard, Vec<CompactBoard>)> {
+    let mut out = Vec::with_capacity(n);
+    let mut pos = Position::startpos();
+    let mut i = 0usize;
+    while out.len() < n {
+        let moves = pos.legal_moves();
+        if moves.is_empty() || pos.halfmoves() > 40 {
+            pos = Position::startpos();
+            continue;
+        }
+        let kids = moves.iter().map(|m| pos.play(m).compact()).collect();
+        out.push((pos.compact(), kids));
+        pos = pos.play(&moves[(i * 7 + 3) % moves.len()]);
+        i += 1;
+    }
+    out
 }
 
 #[cfg(test)]
@@ -111,6 +201,7 @@ mod tests {
         let _mlp = crate::net::init::seeded(1, || crate::net::Mlp::new(&vs.root(), &meta.arch));
         let net = NetFile::from_varstore(meta, &vs).expect("copies out");
         let config = ThroughputConfig {
+            backend: Backend::Torch,
             batch: 16,
             device: DeviceChoice::Cpu,
             precision: Precision::Fp32,
@@ -126,6 +217,21 @@ mod tests {
             t.line().starts_with("throughput positions_per_s="),
             "{}",
             t.line()
+        );
+        let native = measure(
+            &net,
+            &ThroughputConfig {
+                backend: Backend::Native,
+                ..config.clone()
+            },
+        )
+        .expect("measures native");
+        assert_eq!(native.backend, Backend::Native);
+        assert!(native.incremental_per_s.is_some_and(|r| r > 0.0));
+        assert!(
+            native.line().contains("backend=native"),
+            "{}",
+            native.line()
         );
         let bad = ThroughputConfig { batch: 0, ..config };
         assert!(measure(&net, &bad).is_err());

@@ -14,7 +14,7 @@ pub const EVAL_FAKE: &str = "<fake>";
 /// The net compiled into the binary (`crate::eval::embedded`), the default.
 pub const EVAL_EMBEDDED: &str = "<embedded>";
 pub const MAX_BATCH_DEFAULT: usize = 1024;
-pub const MAX_BATCH_MAX: usize = crate::eval::net_eval::MAX_BATCH_LIMIT;
+pub const MAX_BATCH_MAX: usize = crate::eval::MAX_BATCH_LIMIT;
 
 /// Current option values.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -2,7 +2,7 @@
 //! their own reply channel, and the thread drains them into one no-grad forward pass.
 //!
 //! libtorch tensors are not `Sync`, so the thread builds and owns the model and its staging
-//! buffers (`net_model`); everything else talks to it through channels. The thread fills
+//! buffers (`model`); everything else talks to it through channels. The thread fills
 //! each batch from the front of its queue, taking whole requests while they fit and
 //! splitting a request across batches when it does not, so every forward is as full as the
 //! waiting work allows and no request waits behind a later one.
@@ -17,10 +17,11 @@
 //! evaluated; anything still in the channel afterwards is answered `EvalError::Stopped`.
 //! Either way every request gets exactly one reply.
 
-use super::net_model::{EncoderTiming, Model};
-use super::{BatchStats, EvalError, EvalInfo, Evaluator, SearcherGuard};
+use super::model::{EncoderTiming, Model};
 use super::{Encoder, Precision};
 use crate::chess::CompactBoard;
+use crate::eval::threads::{auto_torch_threads, available_cores};
+use crate::eval::{Backend, BatchStats, EvalError, EvalInfo, Evaluator, SearcherGuard};
 use crate::net::device::device_name;
 use crate::net::{load_bytes, DeviceChoice, NetError, NetFile};
 use crossbeam::channel::{self, Receiver, Sender};
@@ -34,14 +35,11 @@ use std::time::{Duration, Instant};
 /// Largest accepted `max_batch`; the staging buffers hold `max_batch` boards.
 pub const MAX_BATCH_LIMIT: usize = 1 << 16;
 
-/// Below this many rows a forward is too short for extra intra-op threads to pay for waking.
-pub const SMALL_BATCH: usize = 64;
-
 #[derive(Clone, Debug)]
 pub struct NetEvaluatorConfig {
     /// Which implementation runs the net; `NetEvaluator` itself is the `Torch` one, and the
     /// loaders in `engine::evaluators` pick by this field.
-    pub backend: super::Backend,
+    pub backend: Backend,
     pub max_batch: usize,
     /// libtorch intra-op threads for the forward passes; 0 chooses per batch with
     /// [`auto_torch_threads`].
@@ -54,25 +52,12 @@ pub struct NetEvaluatorConfig {
 impl Default for NetEvaluatorConfig {
     fn default() -> Self {
         Self {
-            backend: super::Backend::Auto,
+            backend: Backend::Auto,
             max_batch: 1024,
             torch_threads: 0,
             encoder: Encoder::Auto,
             precision: Precision::Fp32,
         }
-    }
-}
-
-/// The intra-op thread rule for the CPU: a batch of fewer than [`SMALL_BATCH`] rows gets
-/// one thread; a larger one gets the cores not taken by searchers still running
-/// (`running` = registered searchers without a queued request), at least one. When the
-/// flush came from "everyone is waiting" that is every core; when it came from a full
-/// batch, running searchers keep theirs, so the two never fight over a core.
-pub fn auto_torch_threads(cores: usize, running: usize, rows: usize) -> usize {
-    if rows < SMALL_BATCH {
-        1
-    } else {
-        cores.saturating_sub(running).max(1)
     }
 }
 
@@ -112,11 +97,6 @@ impl Shared {
             Duration::ZERO
         }
     }
-}
-
-fn available_cores() -> usize {
-    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
 /// Forward passes run and positions evaluated since load (the warm-up not counted).
@@ -234,7 +214,7 @@ impl NetEvaluator {
                     ),
                     device: device_name(device),
                     max_batch: config.max_batch,
-                    backend: Some(super::Backend::Torch),
+                    backend: Some(Backend::Torch),
                 },
                 chosen,
                 precision: config.precision,

@@ -1,6 +1,6 @@
 //! The libtorch side of the net evaluator: the model, its staging buffers, the two input
 //! encoders and the precision it runs in. Lives and dies on one thread (tensors are not
-//! `Sync`); the batcher in `net_eval` and the throughput tool drive it.
+//! `Sync`); the batcher in `batcher` and the throughput tool drive it.
 //!
 //! Encoders: `dense` writes 768 one-hot floats per board and runs a dense first layer;
 //! `sparse` writes the (at most 64) set feature indices and sums `l0.weight` columns with
@@ -204,7 +204,7 @@ impl Model {
         // On two cores a second OpenMP thread always shares a core with a searcher or
         // another process, and a forward then waits for its slowest thread: measured 5-30x
         // slower, and a short timing at load can still get lucky, so do not try.
-        if cores <= 2 || self.max_batch < super::net_eval::SMALL_BATCH {
+        if cores <= 2 || self.max_batch < crate::eval::threads::SMALL_BATCH {
             return Ok(1);
         }
         let boards = sample_boards(self.max_batch);
