@@ -98,6 +98,22 @@ enum NetCmd {
         #[arg(long, default_value_t = 0)]
         seed: u64,
     },
+    /// Native against libtorch on the positions of real games: each position from scratch,
+    /// and all its children incrementally; prints the largest differences in centipawns.
+    Compare {
+        /// A .safetensors net file (default: the embedded net).
+        #[arg(long)]
+        net: Option<PathBuf>,
+        /// A .pgn or .pgn.bz2 file.
+        #[arg(long)]
+        games: PathBuf,
+        /// Positions to compare.
+        #[arg(long, default_value_t = 100_000)]
+        positions: u64,
+        /// Differences above this many centipawns are counted as failures (exit code 1).
+        #[arg(long, default_value_t = 0.05)]
+        tolerance: f32,
+    },
     /// Raw forward throughput (positions/s, encoding from CompactBoard included) of a net
     /// at one batch size: the ceiling `bench` evals/s is compared with.
     Throughput {
@@ -224,6 +240,15 @@ fn run(command: Cmd) -> Result<(), String> {
         }
         Cmd::Net {
             command:
+                NetCmd::Compare {
+                    net,
+                    games,
+                    positions,
+                    tolerance,
+                },
+        } => compare_backends(net, &games, positions, tolerance),
+        Cmd::Net {
+            command:
                 NetCmd::Throughput {
                     preset,
                     net,
@@ -258,6 +283,65 @@ fn run(command: Cmd) -> Result<(), String> {
             Ok(())
         }
     }
+}
+
+/// `cerise net compare`: game positions, in order, into `eval::agreement`.
+fn compare_backends(
+    net: Option<PathBuf>,
+    games: &std::path::Path,
+    positions: u64,
+    tolerance: f32,
+) -> Result<(), String> {
+    use cerise::data::pgn::{GameFilter, GameVisitor};
+    let net = match net {
+        Some(path) => cerise::net::load(&path).map_err(|e| e.to_string())?,
+        None => cerise::eval::embedded::net().map_err(|e| e.to_string())?.0,
+    };
+    let input = cerise::data::cli::open_pgn(games).map_err(|e| format!("{e:#}"))?;
+    let mut reader = pgn_reader::Reader::new(input.reader);
+    let mut visitor = GameVisitor::new(GameFilter::default());
+    let mut read_error = None;
+    let boards = std::iter::from_fn(|| loop {
+        match reader.read_game(&mut visitor) {
+            Ok(None) => return None,
+            Ok(Some(Ok(game))) => return Some(game),
+            Ok(Some(Err(_skipped))) => continue,
+            Err(e) if e.kind() == std::io::ErrorKind::InvalidData => continue,
+            Err(e) => {
+                read_error = Some(e);
+                return None;
+            }
+        }
+    })
+    .flat_map(|game| {
+        let mut pos = cerise::chess::Position::from_inner(game.start);
+        let mut line = vec![pos.clone()];
+        for m in &game.moves {
+            pos = pos.play(m);
+            line.push(pos.clone());
+        }
+        line
+    });
+    let started = std::time::Instant::now();
+    let report = cerise::eval::agreement::compare(&net, boards, positions, tolerance, |n| {
+        eprint!(
+            "\r[compare] {n}/{positions} positions ({:.0} s)",
+            started.elapsed().as_secs_f64()
+        );
+    })
+    .map_err(|e| e.to_string())?;
+    eprintln!();
+    if let Some(e) = read_error {
+        return Err(format!("cannot read {}: {e}", games.display()));
+    }
+    println!("{}", report.line());
+    if report.over_tolerance > 0 {
+        return Err(format!(
+            "{} scores differ from libtorch by more than {tolerance} cp",
+            report.over_tolerance
+        ));
+    }
+    Ok(())
 }
 
 /// A seeded random net of `preset`, held in memory.

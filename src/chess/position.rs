@@ -78,6 +78,12 @@ impl Position {
         Position { inner, key }
     }
 
+    /// Wraps a shakmaty position (e.g. a game's start read from PGN).
+    pub fn from_inner(inner: shakmaty::Chess) -> Self {
+        let key = full_key(&inner);
+        Position { inner, key }
+    }
+
     pub fn from_fen(fen: &str) -> Result<Self, ChessError> {
         let bad = |reason: String| ChessError::BadFen {
             fen: echo(fen.trim()),

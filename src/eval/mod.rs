@@ -5,6 +5,7 @@
 //! thread). Beside them the built-in evaluators (`material`, `fake`), the embedded net, the
 //! evaluation cache, the thread policy for libtorch and the throughput tool.
 
+pub mod agreement;
 pub mod backend;
 pub mod cache;
 pub mod embedded;
