@@ -118,6 +118,22 @@ impl Position {
     pub fn legal_moves(&self) -> MoveList {
         self.inner.legal_moves()
     }
+    /// Whether the side to move has any legal move, usually without generating them: a king
+    /// step to a square that is neither ours nor attacked (with the king gone from its own
+    /// square, so it cannot hide behind itself) is a legal move; otherwise generate.
+    pub fn has_legal_move(&self) -> bool {
+        let board = self.inner.board();
+        let us = self.inner.turn();
+        if let Some(king) = board.king_of(us) {
+            let occupied = board.occupied().without(king);
+            for to in shakmaty::attacks::king_attacks(king) & !board.by_color(us) {
+                if board.attacks_to(to, !us, occupied).is_empty() {
+                    return true;
+                }
+            }
+        }
+        !self.inner.legal_moves().is_empty()
+    }
     /// Captures (en passant included) and promotions: the quiescence move set.
     pub fn noisy_moves(&self) -> MoveList {
         let mut moves = self.inner.legal_moves();
@@ -251,6 +267,37 @@ mod tests {
             self.0 ^= self.0 >> 7;
             self.0 ^= self.0 << 17;
             self.0
+        }
+    }
+
+    #[test]
+    fn has_legal_move_agrees_with_generation() {
+        // Stalemates (king boxed by attacks, and by its own blocked pawn), a mate, and
+        // positions whose king cannot step but other pieces can move.
+        for (fen, want) in [
+            ("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1", false),
+            ("k7/P7/1K6/8/8/8/8/8 b - - 0 1", false),
+            ("8/8/8/8/8/5k2/5p2/5K2 w - - 0 1", false),
+            ("6k1/5ppp/8/8/8/8/8/4R1K1 b - - 0 1", true),
+            ("4R1k1/5ppp/8/8/8/8/8/6K1 b - - 0 1", false),
+            (KIWIPETE, true),
+            (PROMOTIONS, true),
+        ] {
+            let pos = Position::from_fen(fen).expect("test FEN valid");
+            assert_eq!(pos.has_legal_move(), want, "{fen}");
+            assert_eq!(pos.has_legal_move(), !pos.legal_moves().is_empty(), "{fen}");
+        }
+        let mut rng = XorShift(0x9e37_79b9_7f4a_7c15);
+        for _ in 0..40 {
+            let mut pos = Position::startpos();
+            for _ in 0..120 {
+                let moves = pos.legal_moves();
+                assert_eq!(pos.has_legal_move(), !moves.is_empty(), "{}", pos.fen());
+                if moves.is_empty() {
+                    break;
+                }
+                pos = pos.play(&moves[(rng.next() % moves.len() as u64) as usize]);
+            }
         }
     }
 
