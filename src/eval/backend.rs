@@ -78,9 +78,18 @@ mod tests {
 
     #[test]
     fn auto_is_native_on_the_cpu_and_torch_on_cuda() {
-        assert_eq!(Backend::Auto.resolve(DeviceChoice::Cpu), Ok(Backend::Native));
-        assert_eq!(Backend::Auto.resolve(DeviceChoice::Cuda), Ok(Backend::Torch));
-        assert_eq!(Backend::Torch.resolve(DeviceChoice::Cpu), Ok(Backend::Torch));
+        assert_eq!(
+            Backend::Auto.resolve(DeviceChoice::Cpu),
+            Ok(Backend::Native)
+        );
+        assert_eq!(
+            Backend::Auto.resolve(DeviceChoice::Cuda),
+            Ok(Backend::Torch)
+        );
+        assert_eq!(
+            Backend::Torch.resolve(DeviceChoice::Cpu),
+            Ok(Backend::Torch)
+        );
         let e = Backend::Native.resolve(DeviceChoice::Cuda).unwrap_err();
         assert!(e.contains("CPU only"), "{e}");
     }
