@@ -191,7 +191,7 @@ pub fn run(
             summary.positions,
             result.nodes,
             result.best.as_deref().unwrap_or("0000"),
-            crate::uci::format::score_text(result.score),
+            result.score,
         ));
     }
     summary.batches = match (shared.eval.batch_stats(), batches_before) {
