@@ -4,6 +4,7 @@
 //! `Err(String)` messages, and search events go out on the channel given to [`Engine::new`].
 
 pub mod evaluators;
+pub mod options;
 
 use crate::chess::{perft, ChessError, KeyHistory, Position};
 use crate::eval::{EvalCache, Evaluator, NetEvaluatorConfig, Precision};
@@ -11,9 +12,8 @@ use crate::search::TranspositionTable;
 use crate::search::{
     self, Limits, RootState, SearchConfig, SearchEvent, SearchHandle, SearchShared,
 };
-use crate::uci::command::PositionSpec;
-use crate::uci::options::{parse_change, OptionChange, Options, EVAL_FAKE, EVAL_MATERIAL};
 use crossbeam::channel::Sender;
+use options::{parse_change, OptionChange, Options, EVAL_FAKE, EVAL_MATERIAL};
 use std::sync::Arc;
 
 pub use evaluators::{load_evaluator, load_evaluator_with};
@@ -32,6 +32,15 @@ pub struct Engine {
     search: Option<SearchHandle>,
     events: Sender<SearchEvent>,
     startup_error: Option<String>,
+}
+
+/// A position as a front end names it: a FEN (or the start position) and the moves played
+/// from it, as UCI move text. Checked for legality only by [`root_from_spec`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PositionSpec {
+    /// `None` for the start position.
+    pub fen: Option<String>,
+    pub moves: Vec<String>,
 }
 
 /// The game so far: the position after `spec`'s moves, and the keys before it.
@@ -86,7 +95,7 @@ impl Engine {
                 // Unreachable for a sound build (a test loads the embedded net), but an
                 // engine that answers with material beats one that cannot start at all.
                 Err(e) => {
-                    options.eval_file = crate::uci::options::EVAL_MATERIAL.to_string();
+                    options.eval_file = EVAL_MATERIAL.to_string();
                     let eval: Arc<dyn Evaluator> = Arc::new(crate::eval::MaterialEvaluator);
                     (eval, Some(format!("{e}; using material instead")))
                 }
@@ -219,24 +228,10 @@ impl Engine {
                 }
                 Ok(None)
             }
-            OptionChange::Threads(n) => {
-                self.options.threads = n;
+            OptionChange::Threads(_) | OptionChange::MoveOverhead(_) | OptionChange::Ponder(_) => {
+                self.options.apply(change);
                 Ok(None)
             }
-            OptionChange::MoveOverhead(d) => {
-                self.options.move_overhead = d;
-                Ok(None)
-            }
-            OptionChange::Ponder(on) => {
-                self.options.ponder = on;
-                Ok(None)
-            }
-            OptionChange::EvalFile(spec) => self.change_evaluator_option(|o| o.eval_file = spec),
-            OptionChange::Device(device) => self.change_evaluator_option(|o| o.device = device),
-            OptionChange::MaxBatch(max_batch) => {
-                self.change_evaluator_option(|o| o.max_batch = max_batch)
-            }
-            OptionChange::Encoder(encoder) => self.change_evaluator_option(|o| o.encoder = encoder),
             OptionChange::Precision(precision) => {
                 let on_cuda = self.options.device.resolve().is_ok_and(|d| d.is_cuda());
                 if precision != Precision::Fp32 && !on_cuda {
@@ -246,18 +241,19 @@ impl Engine {
                         self.options.precision
                     ));
                 }
-                self.change_evaluator_option(|o| o.precision = precision)
+                self.change_evaluator_option(change)
             }
+            OptionChange::EvalFile(_)
+            | OptionChange::Device(_)
+            | OptionChange::MaxBatch(_)
+            | OptionChange::Encoder(_) => self.change_evaluator_option(change),
         }
     }
 
-    /// Applies one edit to a copy of the options and reloads the evaluator if needed.
-    fn change_evaluator_option(
-        &mut self,
-        edit: impl FnOnce(&mut Options),
-    ) -> Result<Option<String>, String> {
+    /// Applies one change to a copy of the options and reloads the evaluator if needed.
+    fn change_evaluator_option(&mut self, change: OptionChange) -> Result<Option<String>, String> {
         let mut options = self.options.clone();
-        edit(&mut options);
+        options.apply(change);
         self.apply_evaluator_options(options)
     }
 

@@ -39,7 +39,7 @@ enum Cmd {
         #[arg(long, default_value = "auto")]
         device: DeviceChoice,
         /// Largest forward pass of a net evaluator.
-        #[arg(long, default_value_t = cerise::uci::options::MAX_BATCH_DEFAULT)]
+        #[arg(long, default_value_t = cerise::engine::options::MAX_BATCH_DEFAULT)]
         max_batch: usize,
         /// Net precision: fp32, or fp16/bf16 on CUDA.
         #[arg(long, default_value = "fp32")]

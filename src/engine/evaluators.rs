@@ -1,8 +1,8 @@
 //! `EvalFile` values to evaluators: `<embedded>`, `<material>`, `<fake>`, or the path of a net.
 
+use super::options::{EVAL_EMBEDDED, EVAL_FAKE, EVAL_MATERIAL};
 use crate::eval::{Evaluator, FakeEvaluator, MaterialEvaluator, NetEvaluator, NetEvaluatorConfig};
 use crate::net::device::DeviceChoice;
-use crate::uci::options::{EVAL_EMBEDDED, EVAL_FAKE, EVAL_MATERIAL};
 use std::path::Path;
 use std::sync::Arc;
 
