@@ -4,6 +4,7 @@
 //! a cleared TT and evaluation cache, so the count does not depend on what ran before.
 
 use crate::chess::{KeyHistory, Position};
+use crate::engine::describe_evaluator;
 use crate::eval::{BatchStats, EvalCache, Evaluator};
 use crate::search::{self, Limits, RootState, SearchConfig, SearchShared, TranspositionTable};
 use std::sync::Arc;
@@ -43,6 +44,27 @@ impl Default for BenchConfig {
             cache_entries: 1 << 18,
         }
     }
+}
+
+impl BenchConfig {
+    /// `depth` or [`default_depth`] for `eval`, and `threads` or one.
+    pub fn for_evaluator(eval: &dyn Evaluator, depth: Option<u32>, threads: Option<usize>) -> Self {
+        BenchConfig {
+            depth: depth.unwrap_or_else(|| default_depth(eval)),
+            threads: threads.unwrap_or(1),
+            ..BenchConfig::default()
+        }
+    }
+}
+
+/// The line before the per-position lines: what runs the bench, and how deep.
+pub fn header_line(config: &BenchConfig, eval: &dyn Evaluator) -> String {
+    format!(
+        "bench with {}; depth {}, threads {}",
+        describe_evaluator(&eval.info()),
+        config.depth,
+        config.threads
+    )
 }
 
 #[derive(Clone, Debug, PartialEq)]

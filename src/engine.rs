@@ -7,7 +7,7 @@ pub mod evaluators;
 pub mod options;
 
 use crate::chess::{perft, ChessError, KeyHistory, Position};
-use crate::eval::{EvalCache, Evaluator, NetEvaluatorConfig, Precision};
+use crate::eval::{EvalCache, EvalInfo, Evaluator, NetEvaluatorConfig, Precision};
 use crate::search::TranspositionTable;
 use crate::search::{
     self, Limits, RootState, SearchConfig, SearchEvent, SearchHandle, SearchShared,
@@ -75,6 +75,11 @@ fn net_config(options: &Options) -> NetEvaluatorConfig {
         precision: options.precision,
         ..NetEvaluatorConfig::default()
     }
+}
+
+/// `evaluator NAME on DEVICE`.
+pub fn describe_evaluator(info: &EvalInfo) -> String {
+    format!("evaluator {} on {}", info.name, info.device)
 }
 
 /// MiB of memory the kernel says is available, if it says.
@@ -285,10 +290,9 @@ impl Engine {
         Ok(())
     }
 
-    /// Non-blocking.
+    /// Non-blocking. The evaluator in use, as [`describe_evaluator`] writes it.
     pub fn evaluator_summary(&self) -> String {
-        let info = self.eval.info();
-        format!("evaluator {} on {}", info.name, info.device)
+        describe_evaluator(&self.eval.info())
     }
 
     /// Blocks for one evaluation (safe beside a running search). Lines: the evaluator, the
@@ -355,25 +359,6 @@ impl Engine {
             ));
         }
         Ok(perft_lines(&self.root.position, depth))
-    }
-
-    /// Blocks for the whole bench, run with the current evaluator on fresh tables, so the
-    /// game's TT and cache are untouched.
-    pub fn bench(
-        &mut self,
-        depth: Option<u32>,
-        threads: Option<usize>,
-        progress: &mut dyn FnMut(&str),
-    ) -> Result<crate::bench::BenchSummary, String> {
-        self.stop_and_wait();
-        let config = crate::bench::BenchConfig {
-            depth: depth.unwrap_or_else(|| crate::bench::default_depth(self.eval.as_ref())),
-            threads: threads.unwrap_or(1),
-            ..crate::bench::BenchConfig::default()
-        };
-        let summary = crate::bench::run(&config, self.eval.clone(), progress)?;
-        progress(&summary.stats_line());
-        Ok(summary)
     }
 
     fn search_config(&self, threads: usize) -> SearchConfig {

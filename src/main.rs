@@ -162,12 +162,8 @@ fn run(command: Cmd) -> Result<(), String> {
                 ..NetEvaluatorConfig::default()
             };
             let eval = load_evaluator_with(&eval, device, config)?;
-            eprintln!("bench with {} on {}", eval.info().name, eval.info().device);
-            let config = BenchConfig {
-                depth: depth.unwrap_or_else(|| bench::default_depth(eval.as_ref())),
-                threads: threads.unwrap_or(1),
-                ..BenchConfig::default()
-            };
+            let config = BenchConfig::for_evaluator(eval.as_ref(), depth, threads);
+            eprintln!("{}", bench::header_line(&config, eval.as_ref()));
             let summary = bench::run(&config, eval, &mut |line| eprintln!("{line}"))?;
             eprintln!(
                 "{} positions, depth {}, {:.2} s",
