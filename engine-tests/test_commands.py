@@ -58,25 +58,39 @@ def test_uci_bench(engine):
     lines = engine.read_until(lambda t: bool(BENCH_LINE.match(t)), 120, "'N nodes M nps' after bench 3")
     nodes = int(lines[-1].text.split()[0])
     assert nodes > 0, engine.dump()
+    header = lines[0].text
+    assert header.startswith("info string bench with evaluator net ") and ", backend " in header, engine.dump()
+    assert " backend=" in lines[-2].text, engine.dump()
     engine.sync()  # still responsive afterwards
 
 
-def cli_bench(cerise_bin, *args) -> int:
+def cli_bench(cerise_bin, *args) -> tuple[int, subprocess.CompletedProcess]:
+    """The node count, and the whole run."""
     r = run_cli(cerise_bin, "bench", *args, timeout=300)
     assert r.returncode == 0, f"bench {' '.join(args)} failed ({r.returncode}):\n{r.stderr[-3000:]}"
     last = r.stdout.strip().splitlines()[-1] if r.stdout.strip() else ""
     assert BENCH_LINE.match(last), f"last stdout line of bench is {last!r}, want 'N nodes M nps'"
-    return int(last.split()[0])
+    return int(last.split()[0]), r
 
 
 def test_cli_bench_is_deterministic(cerise_bin):
-    first = cli_bench(cerise_bin, "4")
+    first, r = cli_bench(cerise_bin, "4")
     assert first > 0
-    assert cli_bench(cerise_bin, "4") == first, "bench 4 node count differs between two runs"
+    # The header (stderr) and the bench-stats line name the backend running the net.
+    assert r.stderr.startswith("bench with evaluator net ") and ", backend " in r.stderr.splitlines()[0], r.stderr
+    assert " backend=" in r.stdout.splitlines()[-2], r.stdout
+    assert cli_bench(cerise_bin, "4")[0] == first, "bench 4 node count differs between two runs"
 
 
 def test_cli_bench_with_fake_eval(cerise_bin):
-    assert cli_bench(cerise_bin, "2", "1", "--eval", "fake") > 0
+    nodes, r = cli_bench(cerise_bin, "2", "1", "--eval", "fake", "--backend", "torch")
+    assert nodes > 0
+    assert "backend" not in r.stderr.splitlines()[0] + r.stdout, "a built-in evaluator has no backend"
+
+
+def test_cli_bench_rejects_an_unknown_backend(cerise_bin):
+    r = run_cli(cerise_bin, "bench", "1", "--backend", "onnx")
+    assert r.returncode != 0 and "onnx" in r.stderr and "panicked" not in r.stderr, r.stderr
 
 
 def test_cli_bench_with_missing_net_fails_cleanly(cerise_bin, tmp_path):

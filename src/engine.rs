@@ -73,13 +73,20 @@ fn net_config(options: &Options) -> NetEvaluatorConfig {
         max_batch: options.max_batch,
         encoder: options.encoder,
         precision: options.precision,
+        backend: options.backend,
         ..NetEvaluatorConfig::default()
     }
 }
 
-/// `evaluator NAME on DEVICE`.
+/// `evaluator NAME on DEVICE`, then `, backend B` for a net.
 pub fn describe_evaluator(info: &EvalInfo) -> String {
-    format!("evaluator {} on {}", info.name, info.device)
+    match info.backend {
+        Some(backend) => format!(
+            "evaluator {} on {}, backend {backend}",
+            info.name, info.device
+        ),
+        None => format!("evaluator {} on {}", info.name, info.device),
+    }
 }
 
 /// MiB of memory the kernel says is available, if it says.
@@ -251,7 +258,8 @@ impl Engine {
             OptionChange::EvalFile(_)
             | OptionChange::Device(_)
             | OptionChange::MaxBatch(_)
-            | OptionChange::Encoder(_) => self.change_evaluator_option(change),
+            | OptionChange::Encoder(_)
+            | OptionChange::Backend(_) => self.change_evaluator_option(change),
         }
     }
 
@@ -272,7 +280,8 @@ impl Engine {
             || (is_net
                 && (options.max_batch != old.max_batch
                     || options.encoder != old.encoder
-                    || options.precision != old.precision));
+                    || options.precision != old.precision
+                    || options.backend != old.backend));
         if reload {
             self.replace_evaluator(&options)?;
         }
@@ -403,6 +412,7 @@ impl Drop for Engine {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::eval::Backend;
 
     fn spec(fen: Option<&str>, moves: &[&str]) -> PositionSpec {
         PositionSpec {
@@ -493,6 +503,17 @@ mod tests {
         assert!(news.is_some_and(|n| n.contains("sparse encoder")));
         engine.set_option("MaxBatch", "32").unwrap();
         assert_eq!(engine.evaluator().info().max_batch, 32);
+        let news = engine.set_option("Backend", "torch").unwrap();
+        assert!(
+            news.as_deref()
+                .is_some_and(|n| n.ends_with(", backend torch")),
+            "{news:?}"
+        );
+        assert_eq!(engine.options().backend, Backend::Torch);
+        let e = engine.set_option("Backend", "onnx").unwrap_err();
+        assert!(e.starts_with("Backend: "), "{e}");
+        assert_eq!(engine.options().backend, Backend::Torch);
+        assert_eq!(engine.evaluator().info().backend, Some(Backend::Torch));
         let e = engine.set_option("Precision", "fp16").unwrap_err();
         assert!(
             e.contains("needs a CUDA device") && e.contains("keeping fp32"),

@@ -5,7 +5,7 @@ use cerise::chess::perft;
 use cerise::chess::Position;
 use cerise::engine::{load_evaluator_with, perft_lines};
 use cerise::eval::throughput::{self, ThroughputConfig};
-use cerise::eval::{Encoder, NetEvaluatorConfig, Precision};
+use cerise::eval::{Backend, Encoder, NetEvaluatorConfig, Precision};
 use cerise::net::device::DeviceChoice;
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -47,6 +47,9 @@ enum Cmd {
         /// Net input encoder: auto (timed at load), dense or sparse.
         #[arg(long, default_value = "auto")]
         encoder: Encoder,
+        /// What runs a net: auto (native on the CPU, torch on CUDA), native or torch.
+        #[arg(long, default_value = "auto")]
+        backend: Backend,
     },
     /// Count move-generation leaves, split by root move.
     Perft {
@@ -154,11 +157,13 @@ fn run(command: Cmd) -> Result<(), String> {
             max_batch,
             precision,
             encoder,
+            backend,
         } => {
             let config = NetEvaluatorConfig {
                 max_batch,
                 precision,
                 encoder,
+                backend,
                 ..NetEvaluatorConfig::default()
             };
             let eval = load_evaluator_with(&eval, device, config)?;

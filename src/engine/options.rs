@@ -2,7 +2,7 @@
 //! new value. A front end declares them from [`OptionId::kind`] (the UCI layer turns that
 //! into `option name ...` lines) and hands values over as text to [`parse_change`].
 
-use crate::eval::{Encoder, Precision};
+use crate::eval::{Backend, Encoder, Precision};
 use crate::net::device::DeviceChoice;
 use std::time::Duration;
 
@@ -33,6 +33,8 @@ pub struct Options {
     /// fp16 and bf16 need CUDA.
     pub precision: Precision,
     pub encoder: Encoder,
+    /// Which implementation runs a net.
+    pub backend: Backend,
 }
 
 impl Default for Options {
@@ -47,6 +49,7 @@ impl Default for Options {
             max_batch: MAX_BATCH_DEFAULT,
             precision: Precision::Fp32,
             encoder: Encoder::Auto,
+            backend: Backend::Auto,
         }
     }
 }
@@ -64,6 +67,7 @@ impl Options {
             OptionChange::MaxBatch(n) => self.max_batch = n,
             OptionChange::Precision(precision) => self.precision = precision,
             OptionChange::Encoder(encoder) => self.encoder = encoder,
+            OptionChange::Backend(backend) => self.backend = backend,
         }
     }
 }
@@ -80,6 +84,7 @@ pub enum OptionChange {
     MaxBatch(usize),
     Precision(Precision),
     Encoder(Encoder),
+    Backend(Backend),
 }
 
 /// The options, in the order a front end lists them.
@@ -94,6 +99,7 @@ pub enum OptionId {
     MaxBatch,
     Precision,
     Encoder,
+    Backend,
 }
 
 /// The kind of value an option takes, with its default and its range or choices.
@@ -113,7 +119,7 @@ pub enum OptionKind {
 }
 
 impl OptionId {
-    pub const ALL: [OptionId; 9] = [
+    pub const ALL: [OptionId; 10] = [
         OptionId::Hash,
         OptionId::Threads,
         OptionId::MoveOverhead,
@@ -123,6 +129,7 @@ impl OptionId {
         OptionId::MaxBatch,
         OptionId::Precision,
         OptionId::Encoder,
+        OptionId::Backend,
     ];
 
     pub fn name(self) -> &'static str {
@@ -136,6 +143,7 @@ impl OptionId {
             OptionId::MaxBatch => "MaxBatch",
             OptionId::Precision => "Precision",
             OptionId::Encoder => "Encoder",
+            OptionId::Backend => "Backend",
         }
     }
 
@@ -177,6 +185,10 @@ impl OptionId {
             OptionId::Encoder => OptionKind::Combo {
                 default: "auto",
                 choices: &["auto", "dense", "sparse"],
+            },
+            OptionId::Backend => OptionKind::Combo {
+                default: "auto",
+                choices: &["auto", "native", "torch"],
             },
         }
     }
@@ -263,6 +275,10 @@ pub fn parse_change(name: &str, value: &str) -> Result<OptionChange, String> {
             .parse::<Encoder>()
             .map(OptionChange::Encoder)
             .map_err(|e| format!("Encoder: {e}")),
+        OptionId::Backend => value
+            .parse::<Backend>()
+            .map(OptionChange::Backend)
+            .map_err(|e| format!("Backend: {e}")),
     }
 }
 
@@ -303,6 +319,10 @@ mod tests {
             Ok(OptionChange::Encoder(Encoder::Sparse))
         );
         assert_eq!(
+            parse_change("backend", "Native"),
+            Ok(OptionChange::Backend(Backend::Native))
+        );
+        assert_eq!(
             parse_change("Ponder", "TRUE"),
             Ok(OptionChange::Ponder(true))
         );
@@ -332,6 +352,8 @@ mod tests {
             ("MaxBatch", "65537"),
             ("Precision", "fp8"),
             ("Encoder", "csr"),
+            ("Backend", "onnx"),
+            ("Backend", ""),
             ("Nonsense", "1"),
         ] {
             let e = parse_change(name, value);
@@ -339,9 +361,11 @@ mod tests {
         }
         let e = parse_change("Hash", "0").unwrap_err();
         assert!(e.contains("1 to 65536"), "{e}");
+        let e = parse_change("Backend", "onnx").unwrap_err();
+        assert!(e.starts_with("Backend: ") && e.contains("onnx"), "{e}");
         let e = parse_change("Nonsense", "1").unwrap_err();
         assert!(
-            e.contains("Move Overhead") && e.ends_with("Encoder)"),
+            e.contains("Move Overhead") && e.ends_with("Backend)"),
             "{e}"
         );
     }

@@ -43,6 +43,7 @@ mod tests {
                 "option name MaxBatch type spin default 1024 min 1 max 65536",
                 "option name Precision type combo default fp32 var fp32 var fp16 var bf16",
                 "option name Encoder type combo default auto var auto var dense var sparse",
+                "option name Backend type combo default auto var auto var native var torch",
             ]
         );
     }

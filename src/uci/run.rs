@@ -222,9 +222,20 @@ mod tests {
         let out = session("uci\nisready\n");
         assert!(out[0].starts_with("id name Cerise "));
         assert!(out[1].starts_with("id author "));
-        assert_eq!(
-            out.iter().filter(|l| l.starts_with("option name")).count(),
-            9
+        let options: Vec<_> = out
+            .iter()
+            .filter(|l| l.starts_with("option name"))
+            .collect();
+        assert_eq!(options.len(), 10, "{out:?}");
+        assert!(options.contains(
+            &&"option name Backend type combo default auto var auto var native var torch"
+                .to_string()
+        ));
+        // The default net, named with the backend that runs it.
+        let named = &out[out.len() - 3];
+        assert!(
+            named.starts_with("info string evaluator net ") && named.contains(", backend "),
+            "{named}"
         );
         assert_eq!(out[out.len() - 2], "uciok");
         assert_eq!(out[out.len() - 1], "readyok");
@@ -279,6 +290,7 @@ mod tests {
         );
         assert!(
             out[0].starts_with("info string bench with evaluator net ")
+                && out[0].contains(", backend ")
                 && out[0].ends_with("; depth 1, threads 1"),
             "{out:?}"
         );
