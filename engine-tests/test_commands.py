@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import time
 
@@ -115,13 +116,33 @@ def test_d_shows_the_position(engine):
     assert board.fen() in shown, f"`d` does not show {board.fen()}\n{engine.dump()}"
 
 
-def test_eval_prints_a_score(engine):
-    engine.send("position startpos")
+SCORE_LINE = re.compile(r"^score: ([+-]\d+\.\d\d) cp \(side to move\), ([+-]\d+\.\d\d) cp \(white\)$")
+
+
+def eval_scores(engine, fen: str) -> tuple[float, float]:
+    """`eval`'s score from the side to move and from White, read from its `score:` line."""
+    engine.send(f"position fen {fen}")
     engine.send("eval")
-    lines = engine.sync()
-    assert lines, f"`eval` printed nothing\n{engine.dump()}"
-    assert not engine.errors(lines), engine.dump()
-    assert any(ch.isdigit() for l in lines for ch in l.text), f"`eval` shows no number\n{engine.dump()}"
+    got = engine.sync()
+    assert not engine.errors(got), engine.dump()
+    lines = [l.text for l in got]
+    assert lines and lines[0].startswith("evaluator net ") and ", backend " in lines[0], engine.dump()
+    matches = [m for m in map(SCORE_LINE.match, lines) if m]
+    assert len(matches) == 1, f"want one 'score: X cp (side to move), Y cp (white)' line\n{engine.dump()}"
+    side, white = float(matches[0][1]), float(matches[0][2])
+    black_to_move = fen.split()[1] == "b"
+    assert white == (-side if black_to_move else side), matches[0][0]
+    return side, white
+
+
+def test_eval_prints_a_score(engine):
+    start, _ = eval_scores(engine, chess.STARTING_FEN)
+    assert -150 <= start <= 150, f"start position scored {start} cp\n{engine.dump()}"
+    # White a queen up (Black's queen removed), either side to move.
+    up, _ = eval_scores(engine, "rnb1kbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1")
+    assert up >= start + 400, f"a queen up scored {up} cp, the start {start} cp\n{engine.dump()}"
+    down, white = eval_scores(engine, "rnb1kbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR b KQkq - 0 1")
+    assert down <= -400 and white >= 400, f"a queen down scored {down} cp\n{engine.dump()}"
 
 
 def test_net_init_writes_a_loadable_net(engine, small_net):

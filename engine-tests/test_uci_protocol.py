@@ -71,7 +71,9 @@ def test_go_movetime_200(engine):
     out = engine.go("go movetime 200", timeout=10)
     bm_at = next(l.at for l in out.lines if is_bestmove(l.text))
     elapsed = bm_at - t0
-    assert 0.1 <= elapsed <= 0.6, f"movetime 200 answered after {elapsed:.3f}s\n{engine.dump()}"
+    # 200 ms less the 30 ms Move Overhead: measured 171-211 ms on the 2-core machine with the
+    # default net while another build ran; 400 ms leaves room for a busy machine.
+    assert 0.1 <= elapsed <= 0.4, f"movetime 200 answered after {elapsed:.3f}s\n{engine.dump()}"
     check_search(engine, "go movetime 200")
 
 
