@@ -157,6 +157,7 @@ def test_two_megabyte_line(engine):
         "setoption name Move Overhead",
         "setoption name Device value tpu",
         "setoption name Ponder value maybe",
+        "setoption name Backend value onnx",
     ],
 )
 def test_bad_setoption(engine, command):
@@ -178,7 +179,7 @@ def test_good_setoptions_are_silent(engine):
     for cmd in ["setoption name Hash value 32", "setoption name Threads value 2",
                 "setoption name Move Overhead value 50", "setoption name EvalFile value <fake>",
                 "setoption name EvalFile value <material>", "setoption name Device value cpu",
-                "setoption name Ponder value true"]:
+                "setoption name Ponder value true", "setoption name Backend value torch"]:
         engine.send(cmd)
         lines = engine.sync()
         assert not engine.errors(lines), f"{cmd!r} was reported as an error\n{engine.dump()}"

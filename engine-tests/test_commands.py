@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import time
 
@@ -58,25 +59,39 @@ def test_uci_bench(engine):
     lines = engine.read_until(lambda t: bool(BENCH_LINE.match(t)), 120, "'N nodes M nps' after bench 3")
     nodes = int(lines[-1].text.split()[0])
     assert nodes > 0, engine.dump()
+    header = lines[0].text
+    assert header.startswith("info string bench with evaluator net ") and ", backend " in header, engine.dump()
+    assert " backend=" in lines[-2].text, engine.dump()
     engine.sync()  # still responsive afterwards
 
 
-def cli_bench(cerise_bin, *args) -> int:
+def cli_bench(cerise_bin, *args) -> tuple[int, subprocess.CompletedProcess]:
+    """The node count, and the whole run."""
     r = run_cli(cerise_bin, "bench", *args, timeout=300)
     assert r.returncode == 0, f"bench {' '.join(args)} failed ({r.returncode}):\n{r.stderr[-3000:]}"
     last = r.stdout.strip().splitlines()[-1] if r.stdout.strip() else ""
     assert BENCH_LINE.match(last), f"last stdout line of bench is {last!r}, want 'N nodes M nps'"
-    return int(last.split()[0])
+    return int(last.split()[0]), r
 
 
 def test_cli_bench_is_deterministic(cerise_bin):
-    first = cli_bench(cerise_bin, "4")
+    first, r = cli_bench(cerise_bin, "4")
     assert first > 0
-    assert cli_bench(cerise_bin, "4") == first, "bench 4 node count differs between two runs"
+    # The header (stderr) and the bench-stats line name the backend running the net.
+    assert r.stderr.startswith("bench with evaluator net ") and ", backend " in r.stderr.splitlines()[0], r.stderr
+    assert " backend=" in r.stdout.splitlines()[-2], r.stdout
+    assert cli_bench(cerise_bin, "4")[0] == first, "bench 4 node count differs between two runs"
 
 
 def test_cli_bench_with_fake_eval(cerise_bin):
-    assert cli_bench(cerise_bin, "2", "1", "--eval", "fake") > 0
+    nodes, r = cli_bench(cerise_bin, "2", "1", "--eval", "fake", "--backend", "torch")
+    assert nodes > 0
+    assert "backend" not in r.stderr.splitlines()[0] + r.stdout, "a built-in evaluator has no backend"
+
+
+def test_cli_bench_rejects_an_unknown_backend(cerise_bin):
+    r = run_cli(cerise_bin, "bench", "1", "--backend", "onnx")
+    assert r.returncode != 0 and "onnx" in r.stderr and "panicked" not in r.stderr, r.stderr
 
 
 def test_cli_bench_with_missing_net_fails_cleanly(cerise_bin, tmp_path):
@@ -101,13 +116,33 @@ def test_d_shows_the_position(engine):
     assert board.fen() in shown, f"`d` does not show {board.fen()}\n{engine.dump()}"
 
 
-def test_eval_prints_a_score(engine):
-    engine.send("position startpos")
+SCORE_LINE = re.compile(r"^score: ([+-]\d+\.\d\d) cp \(side to move\), ([+-]\d+\.\d\d) cp \(white\)$")
+
+
+def eval_scores(engine, fen: str) -> tuple[float, float]:
+    """`eval`'s score from the side to move and from White, read from its `score:` line."""
+    engine.send(f"position fen {fen}")
     engine.send("eval")
-    lines = engine.sync()
-    assert lines, f"`eval` printed nothing\n{engine.dump()}"
-    assert not engine.errors(lines), engine.dump()
-    assert any(ch.isdigit() for l in lines for ch in l.text), f"`eval` shows no number\n{engine.dump()}"
+    got = engine.sync()
+    assert not engine.errors(got), engine.dump()
+    lines = [l.text for l in got]
+    assert lines and lines[0].startswith("evaluator net ") and ", backend " in lines[0], engine.dump()
+    matches = [m for m in map(SCORE_LINE.match, lines) if m]
+    assert len(matches) == 1, f"want one 'score: X cp (side to move), Y cp (white)' line\n{engine.dump()}"
+    side, white = float(matches[0][1]), float(matches[0][2])
+    black_to_move = fen.split()[1] == "b"
+    assert white == (-side if black_to_move else side), matches[0][0]
+    return side, white
+
+
+def test_eval_prints_a_score(engine):
+    start, _ = eval_scores(engine, chess.STARTING_FEN)
+    assert -150 <= start <= 150, f"start position scored {start} cp\n{engine.dump()}"
+    # White a queen up (Black's queen removed), either side to move.
+    up, _ = eval_scores(engine, "rnb1kbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1")
+    assert up >= start + 400, f"a queen up scored {up} cp, the start {start} cp\n{engine.dump()}"
+    down, white = eval_scores(engine, "rnb1kbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR b KQkq - 0 1")
+    assert down <= -400 and white >= 400, f"a queen down scored {down} cp\n{engine.dump()}"
 
 
 def test_net_init_writes_a_loadable_net(engine, small_net):

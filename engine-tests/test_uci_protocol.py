@@ -19,8 +19,13 @@ def test_handshake_names_engine_and_options(start_engine):
     assert any(t.startswith("id name ") and "Cerise" in t for t in lines), eng.dump()
     assert any(t.startswith("id author ") for t in lines), eng.dump()
     options = {t.split(" type ")[0][len("option name "):] for t in lines if t.startswith("option name ")}
-    for name in ("Hash", "Threads", "Move Overhead", "EvalFile", "Device", "Ponder"):
+    for name in ("Hash", "Threads", "Move Overhead", "EvalFile", "Device", "Ponder", "MaxBatch",
+                 "Precision", "Encoder", "Backend"):
         assert name in options, f"option {name!r} not listed\n{eng.dump()}"
+    assert "option name Backend type combo default auto var auto var native var torch" in lines, eng.dump()
+    # The evaluator is named with the backend that runs it.
+    named = [t for t in lines if t.startswith("info string evaluator ")]
+    assert named and ", backend " in named[0], eng.dump()
     assert lines[-1] == "uciok"
     eng.sync()
     assert eng.quit() == 0
@@ -66,7 +71,9 @@ def test_go_movetime_200(engine):
     out = engine.go("go movetime 200", timeout=10)
     bm_at = next(l.at for l in out.lines if is_bestmove(l.text))
     elapsed = bm_at - t0
-    assert 0.1 <= elapsed <= 0.6, f"movetime 200 answered after {elapsed:.3f}s\n{engine.dump()}"
+    # 200 ms less the 30 ms Move Overhead: measured 171-211 ms on the 2-core machine with the
+    # default net while another build ran; 400 ms leaves room for a busy machine.
+    assert 0.1 <= elapsed <= 0.4, f"movetime 200 answered after {elapsed:.3f}s\n{engine.dump()}"
     check_search(engine, "go movetime 200")
 
 

@@ -4,7 +4,8 @@
 //! a cleared TT and evaluation cache, so the count does not depend on what ran before.
 
 use crate::chess::{KeyHistory, Position};
-use crate::eval::{BatchStats, EvalCache, Evaluator};
+use crate::engine::describe_evaluator;
+use crate::eval::{Backend, BatchStats, EvalCache, Evaluator};
 use crate::search::{self, Limits, RootState, SearchConfig, SearchShared, TranspositionTable};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -45,6 +46,27 @@ impl Default for BenchConfig {
     }
 }
 
+impl BenchConfig {
+    /// `depth` or [`default_depth`] for `eval`, and `threads` or one.
+    pub fn for_evaluator(eval: &dyn Evaluator, depth: Option<u32>, threads: Option<usize>) -> Self {
+        BenchConfig {
+            depth: depth.unwrap_or_else(|| default_depth(eval)),
+            threads: threads.unwrap_or(1),
+            ..BenchConfig::default()
+        }
+    }
+}
+
+/// The line before the per-position lines: what runs the bench, and how deep.
+pub fn header_line(config: &BenchConfig, eval: &dyn Evaluator) -> String {
+    format!(
+        "bench with {}; depth {}, threads {}",
+        describe_evaluator(&eval.info()),
+        config.depth,
+        config.threads
+    )
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct BenchSummary {
     pub positions: usize,
@@ -55,6 +77,8 @@ pub struct BenchSummary {
     pub cache_hits: u64,
     /// What a batching evaluator did during the bench (`None` for the others).
     pub batches: Option<BatchStats>,
+    /// The backend that ran the net (`None` for the built-in evaluators).
+    pub backend: Option<Backend>,
 }
 
 impl BenchSummary {
@@ -80,7 +104,8 @@ impl BenchSummary {
     }
 
     /// `key=value` figures for the line before [`BenchSummary::final_line`]; batching
-    /// figures read `na` for evaluators that do not batch.
+    /// figures read `na` for evaluators that do not batch, and `backend=` is there for a
+    /// net only.
     pub fn stats_line(&self) -> String {
         let (mean_batch, busy) = match &self.batches {
             Some(b) => (
@@ -92,9 +117,13 @@ impl BenchSummary {
             ),
             None => ("na".to_string(), "na".to_string()),
         };
+        let backend = match self.backend {
+            Some(b) => format!(" backend={b}"),
+            None => String::new(),
+        };
         format!(
             "bench-stats nodes={} nps={} evals={} evals_per_s={:.0} mean_batch={mean_batch} \
-             cache_hit_rate={:.3} eval_busy={busy}",
+             cache_hit_rate={:.3} eval_busy={busy}{backend}",
             self.nodes,
             self.nps(),
             self.evaluations(),
@@ -163,6 +192,7 @@ pub fn run(
         cache_probes: 0,
         cache_hits: 0,
         batches: None,
+        backend: shared.eval.info().backend,
     };
     let batches_before = shared.eval.batch_stats();
     for (i, position) in positions.into_iter().enumerate() {
@@ -191,7 +221,7 @@ pub fn run(
             summary.positions,
             result.nodes,
             result.best.as_deref().unwrap_or("0000"),
-            crate::uci::format::score_text(result.score),
+            result.score,
         ));
     }
     summary.batches = match (shared.eval.batch_stats(), batches_before) {
@@ -231,6 +261,7 @@ mod tests {
             cache_probes: 400,
             cache_hits: 100,
             batches: None,
+            backend: None,
         };
         assert_eq!(s.final_line(), "3000 nodes 2000 nps");
         assert_eq!(
@@ -246,6 +277,8 @@ mod tests {
         assert!(s.stats_line().ends_with(
             "evals=240 evals_per_s=160 mean_batch=24.0 cache_hit_rate=0.250 eval_busy=0.500"
         ));
+        s.backend = Some(Backend::Torch);
+        assert!(s.stats_line().ends_with("eval_busy=0.500 backend=torch"));
     }
 
     #[test]

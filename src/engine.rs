@@ -4,16 +4,16 @@
 //! `Err(String)` messages, and search events go out on the channel given to [`Engine::new`].
 
 pub mod evaluators;
+pub mod options;
 
 use crate::chess::{perft, ChessError, KeyHistory, Position};
-use crate::eval::{EvalCache, Evaluator, NetEvaluatorConfig, Precision};
+use crate::eval::{EvalCache, EvalInfo, Evaluator, NetEvaluatorConfig, Precision};
 use crate::search::TranspositionTable;
 use crate::search::{
     self, Limits, RootState, SearchConfig, SearchEvent, SearchHandle, SearchShared,
 };
-use crate::uci::command::PositionSpec;
-use crate::uci::options::{parse_change, OptionChange, Options, EVAL_FAKE, EVAL_MATERIAL};
 use crossbeam::channel::Sender;
+use options::{parse_change, OptionChange, Options, EVAL_FAKE, EVAL_MATERIAL};
 use std::sync::Arc;
 
 pub use evaluators::{load_evaluator, load_evaluator_with};
@@ -32,6 +32,15 @@ pub struct Engine {
     search: Option<SearchHandle>,
     events: Sender<SearchEvent>,
     startup_error: Option<String>,
+}
+
+/// A position as a front end names it: a FEN (or the start position) and the moves played
+/// from it, as UCI move text. Checked for legality only by [`root_from_spec`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PositionSpec {
+    /// `None` for the start position.
+    pub fen: Option<String>,
+    pub moves: Vec<String>,
 }
 
 /// The game so far: the position after `spec`'s moves, and the keys before it.
@@ -64,7 +73,19 @@ fn net_config(options: &Options) -> NetEvaluatorConfig {
         max_batch: options.max_batch,
         encoder: options.encoder,
         precision: options.precision,
+        backend: options.backend,
         ..NetEvaluatorConfig::default()
+    }
+}
+
+/// `evaluator NAME on DEVICE`, then `, backend B` for a net.
+pub fn describe_evaluator(info: &EvalInfo) -> String {
+    match info.backend {
+        Some(backend) => format!(
+            "evaluator {} on {}, backend {backend}",
+            info.name, info.device
+        ),
+        None => format!("evaluator {} on {}", info.name, info.device),
     }
 }
 
@@ -86,7 +107,7 @@ impl Engine {
                 // Unreachable for a sound build (a test loads the embedded net), but an
                 // engine that answers with material beats one that cannot start at all.
                 Err(e) => {
-                    options.eval_file = crate::uci::options::EVAL_MATERIAL.to_string();
+                    options.eval_file = EVAL_MATERIAL.to_string();
                     let eval: Arc<dyn Evaluator> = Arc::new(crate::eval::MaterialEvaluator);
                     (eval, Some(format!("{e}; using material instead")))
                 }
@@ -219,24 +240,10 @@ impl Engine {
                 }
                 Ok(None)
             }
-            OptionChange::Threads(n) => {
-                self.options.threads = n;
+            OptionChange::Threads(_) | OptionChange::MoveOverhead(_) | OptionChange::Ponder(_) => {
+                self.options.apply(change);
                 Ok(None)
             }
-            OptionChange::MoveOverhead(d) => {
-                self.options.move_overhead = d;
-                Ok(None)
-            }
-            OptionChange::Ponder(on) => {
-                self.options.ponder = on;
-                Ok(None)
-            }
-            OptionChange::EvalFile(spec) => self.change_evaluator_option(|o| o.eval_file = spec),
-            OptionChange::Device(device) => self.change_evaluator_option(|o| o.device = device),
-            OptionChange::MaxBatch(max_batch) => {
-                self.change_evaluator_option(|o| o.max_batch = max_batch)
-            }
-            OptionChange::Encoder(encoder) => self.change_evaluator_option(|o| o.encoder = encoder),
             OptionChange::Precision(precision) => {
                 let on_cuda = self.options.device.resolve().is_ok_and(|d| d.is_cuda());
                 if precision != Precision::Fp32 && !on_cuda {
@@ -246,18 +253,20 @@ impl Engine {
                         self.options.precision
                     ));
                 }
-                self.change_evaluator_option(|o| o.precision = precision)
+                self.change_evaluator_option(change)
             }
+            OptionChange::EvalFile(_)
+            | OptionChange::Device(_)
+            | OptionChange::MaxBatch(_)
+            | OptionChange::Encoder(_)
+            | OptionChange::Backend(_) => self.change_evaluator_option(change),
         }
     }
 
-    /// Applies one edit to a copy of the options and reloads the evaluator if needed.
-    fn change_evaluator_option(
-        &mut self,
-        edit: impl FnOnce(&mut Options),
-    ) -> Result<Option<String>, String> {
+    /// Applies one change to a copy of the options and reloads the evaluator if needed.
+    fn change_evaluator_option(&mut self, change: OptionChange) -> Result<Option<String>, String> {
         let mut options = self.options.clone();
-        edit(&mut options);
+        options.apply(change);
         self.apply_evaluator_options(options)
     }
 
@@ -271,7 +280,8 @@ impl Engine {
             || (is_net
                 && (options.max_batch != old.max_batch
                     || options.encoder != old.encoder
-                    || options.precision != old.precision));
+                    || options.precision != old.precision
+                    || options.backend != old.backend));
         if reload {
             self.replace_evaluator(&options)?;
         }
@@ -289,10 +299,9 @@ impl Engine {
         Ok(())
     }
 
-    /// Non-blocking.
+    /// Non-blocking. The evaluator in use, as [`describe_evaluator`] writes it.
     pub fn evaluator_summary(&self) -> String {
-        let info = self.eval.info();
-        format!("evaluator {} on {}", info.name, info.device)
+        describe_evaluator(&self.eval.info())
     }
 
     /// Blocks for one evaluation (safe beside a running search). Lines: the evaluator, the
@@ -361,25 +370,6 @@ impl Engine {
         Ok(perft_lines(&self.root.position, depth))
     }
 
-    /// Blocks for the whole bench, run with the current evaluator on fresh tables, so the
-    /// game's TT and cache are untouched.
-    pub fn bench(
-        &mut self,
-        depth: Option<u32>,
-        threads: Option<usize>,
-        progress: &mut dyn FnMut(&str),
-    ) -> Result<crate::bench::BenchSummary, String> {
-        self.stop_and_wait();
-        let config = crate::bench::BenchConfig {
-            depth: depth.unwrap_or_else(|| crate::bench::default_depth(self.eval.as_ref())),
-            threads: threads.unwrap_or(1),
-            ..crate::bench::BenchConfig::default()
-        };
-        let summary = crate::bench::run(&config, self.eval.clone(), progress)?;
-        progress(&summary.stats_line());
-        Ok(summary)
-    }
-
     fn search_config(&self, threads: usize) -> SearchConfig {
         SearchConfig {
             threads,
@@ -422,6 +412,7 @@ impl Drop for Engine {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::eval::Backend;
 
     fn spec(fen: Option<&str>, moves: &[&str]) -> PositionSpec {
         PositionSpec {
@@ -507,11 +498,25 @@ mod tests {
         engine
             .set_option("EvalFile", path.to_str().unwrap())
             .unwrap();
+        // On the CPU `auto` is the native backend; MaxBatch, Encoder and Precision are
+        // libtorch settings.
+        assert_eq!(engine.evaluator().info().backend, Some(Backend::Native));
+        let news = engine.set_option("Backend", "torch").unwrap();
+        assert!(
+            news.as_deref()
+                .is_some_and(|n| n.ends_with(", backend torch")),
+            "{news:?}"
+        );
+        assert_eq!(engine.options().backend, Backend::Torch);
         assert_eq!(engine.evaluator().info().max_batch, 128);
         let news = engine.set_option("Encoder", "sparse").unwrap();
         assert!(news.is_some_and(|n| n.contains("sparse encoder")));
         engine.set_option("MaxBatch", "32").unwrap();
         assert_eq!(engine.evaluator().info().max_batch, 32);
+        let e = engine.set_option("Backend", "onnx").unwrap_err();
+        assert!(e.starts_with("Backend: "), "{e}");
+        assert_eq!(engine.options().backend, Backend::Torch);
+        assert_eq!(engine.evaluator().info().backend, Some(Backend::Torch));
         let e = engine.set_option("Precision", "fp16").unwrap_err();
         assert!(
             e.contains("needs a CUDA device") && e.contains("keeping fp32"),

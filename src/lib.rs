@@ -1,15 +1,30 @@
 //! Cerise: a UCI chess engine whose evaluation is a Deep Pink-style network run on libtorch.
 //!
 //! Layers, each depending only on those before it:
-//! `chess` (positions, moves) ← `eval` (the batch-first [`eval::Evaluator`] trait and its
-//! implementations; the only place inference runs) ← `search` ← `engine` / `uci`.
-//! `net` holds the single model definition shared by the engine and the trainer.
+//!
+//! `chess` ← `net` ← `eval` ← `search` ← `engine` ← {`uci`, `bench`}
+//!
+//! - `chess`: positions, moves, perft.
+//! - `net`: the single model definition, shared by the evaluators and the trainer.
+//! - `eval`: the batch-first [`eval::Evaluator`] trait and its implementations; the only
+//!   place inference runs.
+//! - `search`: alpha-beta over an evaluator; it reports in typed events, never in text.
+//! - `engine`: the façade that owns the position, the tables, the evaluator and the
+//!   options (their types, defaults, ranges and validation); it knows no UCI text.
+//! - `uci` parses text into commands and formats the engine's reports; `bench` runs the
+//!   fixed search signature (the UCI `bench` command calls it, so `uci` may use `bench`).
+//!
+//! Beside them, `data` (PGN to training triplets) depends on `chess` and `net` only, and
+//! `train` on those and `data`: neither ever depends on search. The binary (`main.rs`) may
+//! use everything. A test (`layers`) scans the sources and fails on an upward import.
 
 pub mod bench;
 pub mod chess;
 pub mod data;
 pub mod engine;
 pub mod eval;
+#[cfg(test)]
+mod layers;
 pub mod net;
 pub mod search;
 pub mod train;

@@ -39,7 +39,7 @@ enum Cmd {
         #[arg(long, default_value = "auto")]
         device: DeviceChoice,
         /// Largest forward pass of a net evaluator.
-        #[arg(long, default_value_t = cerise::uci::options::MAX_BATCH_DEFAULT)]
+        #[arg(long, default_value_t = cerise::engine::options::MAX_BATCH_DEFAULT)]
         max_batch: usize,
         /// Net precision: fp32, or fp16/bf16 on CUDA.
         #[arg(long, default_value = "fp32")]
@@ -47,6 +47,9 @@ enum Cmd {
         /// Net input encoder: auto (timed at load), dense or sparse.
         #[arg(long, default_value = "auto")]
         encoder: Encoder,
+        /// What runs a net: auto (native on the CPU, torch on CUDA), native or torch.
+        #[arg(long, default_value = "auto")]
+        backend: Backend,
     },
     /// Count move-generation leaves, split by root move.
     Perft {
@@ -173,20 +176,18 @@ fn run(command: Cmd) -> Result<(), String> {
             max_batch,
             precision,
             encoder,
+            backend,
         } => {
             let config = NetEvaluatorConfig {
                 max_batch,
                 precision,
                 encoder,
+                backend,
                 ..NetEvaluatorConfig::default()
             };
             let eval = load_evaluator_with(&eval, device, config)?;
-            eprintln!("bench with {} on {}", eval.info().name, eval.info().device);
-            let config = BenchConfig {
-                depth: depth.unwrap_or_else(|| bench::default_depth(eval.as_ref())),
-                threads: threads.unwrap_or(1),
-                ..BenchConfig::default()
-            };
+            let config = BenchConfig::for_evaluator(eval.as_ref(), depth, threads);
+            eprintln!("{}", bench::header_line(&config, eval.as_ref()));
             let summary = bench::run(&config, eval, &mut |line| eprintln!("{line}"))?;
             eprintln!(
                 "{} positions, depth {}, {:.2} s",

@@ -1,12 +1,12 @@
 //! `EvalFile` values to evaluators: `<embedded>`, `<material>`, `<fake>`, or the path of a net.
 
+use super::options::{EVAL_EMBEDDED, EVAL_FAKE, EVAL_MATERIAL};
 use crate::eval::{
     Backend, Evaluator, FakeEvaluator, MaterialEvaluator, NativeEvaluator, NetEvaluator,
     NetEvaluatorConfig, Precision,
 };
 use crate::net::device::DeviceChoice;
 use crate::net::{NetError, NetFile};
-use crate::uci::options::{EVAL_EMBEDDED, EVAL_FAKE, EVAL_MATERIAL};
 use std::path::Path;
 use std::sync::Arc;
 

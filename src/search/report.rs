@@ -9,6 +9,16 @@ pub enum Score {
     Mate(i32),
 }
 
+/// `cp 31` or `mate -2`: how UCI writes a score, and how `bench` shows one.
+impl std::fmt::Display for Score {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Score::Cp(cp) => write!(f, "cp {cp}"),
+            Score::Mate(moves) => write!(f, "mate {moves}"),
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Bound {
     Lower,

@@ -2,20 +2,13 @@
 //! vampirc-uci 0.11.1 panics on `go depth 300` and silently truncates bad move lists; the
 //! remaining standard commands go through vampirc behind `catch_unwind`.
 
+use crate::engine::PositionSpec;
 use crate::search::Limits;
 use std::time::Duration;
 use vampirc_uci::UciMessage;
 
 /// Lines longer than this are answered with an error and skipped unparsed.
 pub const MAX_LINE_BYTES: usize = 1 << 20;
-
-/// `position` as written: checked for syntax only; legality is checked by the engine.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PositionSpec {
-    /// `None` for `startpos`.
-    pub fen: Option<String>,
-    pub moves: Vec<String>,
-}
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Command {
@@ -29,6 +22,7 @@ pub enum Command {
     },
     Register,
     UciNewGame,
+    /// Checked for syntax only; legality is checked by the engine.
     Position(PositionSpec),
     /// `searchmoves` are syntactically plausible; the engine checks them for legality.
     Go(Limits),

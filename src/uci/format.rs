@@ -1,6 +1,6 @@
 //! Search events to UCI text, one line per event.
 
-use crate::search::{Bound, Info, Score, SearchEvent};
+use crate::search::{Bound, Info, SearchEvent};
 use std::fmt::Write;
 
 /// `info depth D seldepth S score cp X [lowerbound|upperbound] nodes N nps N hashfull H
@@ -8,9 +8,7 @@ use std::fmt::Write;
 pub fn info_line(info: &Info) -> String {
     let mut line = format!(
         "info depth {} seldepth {} score {}",
-        info.depth,
-        info.seldepth,
-        score_text(info.score)
+        info.depth, info.seldepth, info.score
     );
     match info.bound {
         Some(Bound::Lower) => line.push_str(" lowerbound"),
@@ -30,13 +28,6 @@ pub fn info_line(info: &Info) -> String {
         line.push_str(&info.pv.join(" "));
     }
     line
-}
-
-pub fn score_text(score: Score) -> String {
-    match score {
-        Score::Cp(cp) => format!("cp {cp}"),
-        Score::Mate(moves) => format!("mate {moves}"),
-    }
 }
 
 pub fn bestmove_line(best: Option<&str>, ponder: Option<&str>) -> String {
@@ -71,6 +62,7 @@ pub fn event_line(event: &SearchEvent) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::search::Score;
     use std::time::Duration;
 
     fn info(score: Score, bound: Option<Bound>, pv: &[&str]) -> Info {

@@ -9,5 +9,5 @@ pub mod io;
 pub mod options;
 pub mod run;
 
-pub use command::{parse_line, Command, ParseError, PositionSpec};
+pub use command::{parse_line, Command, ParseError};
 pub use run::{run_stdio, run_uci, UciLoop};

@@ -6,6 +6,7 @@ use super::command::{Command, ParseError};
 use super::format::{error_line, event_line, info_string};
 use super::io::{spawn_reader, Output};
 use super::options::declarations;
+use crate::bench::{self, BenchConfig};
 use crate::engine::Engine;
 use crate::search::SearchEvent;
 use crossbeam::channel::{Receiver, Sender};
@@ -130,13 +131,18 @@ impl UciLoop {
             Command::PonderHit => self.engine.ponderhit(),
             Command::Quit => return Flow::Quit,
             Command::Bench { depth, threads } => {
+                // Fresh tables of its own: the game's TT and cache are untouched.
                 self.settle();
+                let eval = self.engine.evaluator();
+                let config = BenchConfig::for_evaluator(eval.as_ref(), depth, threads);
+                let header = bench::header_line(&config, eval.as_ref());
+                self.out.line(&info_string(&header));
                 let out = &mut self.out;
-                let result = self
-                    .engine
-                    .bench(depth, threads, &mut |line| out.line(&info_string(line)));
-                match result {
-                    Ok(summary) => self.out.line(&summary.final_line()),
+                match bench::run(&config, eval, &mut |line| out.line(&info_string(line))) {
+                    Ok(summary) => {
+                        self.out.line(&info_string(&summary.stats_line()));
+                        self.out.line(&summary.final_line());
+                    }
                     Err(e) => self.out.line(&error_line(&e)),
                 }
             }
@@ -216,9 +222,20 @@ mod tests {
         let out = session("uci\nisready\n");
         assert!(out[0].starts_with("id name Cerise "));
         assert!(out[1].starts_with("id author "));
-        assert_eq!(
-            out.iter().filter(|l| l.starts_with("option name")).count(),
-            9
+        let options: Vec<_> = out
+            .iter()
+            .filter(|l| l.starts_with("option name"))
+            .collect();
+        assert_eq!(options.len(), 10, "{out:?}");
+        assert!(options.contains(
+            &&"option name Backend type combo default auto var auto var native var torch"
+                .to_string()
+        ));
+        // The default net, named with the backend that runs it.
+        let named = &out[out.len() - 3];
+        assert!(
+            named.starts_with("info string evaluator net ") && named.contains(", backend "),
+            "{named}"
         );
         assert_eq!(out[out.len() - 2], "uciok");
         assert_eq!(out[out.len() - 1], "readyok");
@@ -271,7 +288,14 @@ mod tests {
             words[2].parse::<u64>().is_ok() && words[3] == "nps",
             "{last}"
         );
-        assert!(out.len() > 30 && out[0].starts_with("info string bench  1/"));
+        assert!(
+            out[0].starts_with("info string bench with evaluator net ")
+                && out[0].contains(", backend ")
+                && out[0].ends_with("; depth 1, threads 1"),
+            "{out:?}"
+        );
+        assert!(out.len() > 30 && out[1].starts_with("info string bench  1/"));
+        assert!(out[out.len() - 2].starts_with("info string bench-stats "));
     }
 
     #[test]
