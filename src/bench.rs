@@ -15,12 +15,18 @@ pub const POSITIONS: &str = include_str!("../bench/positions.epd");
 
 /// About 9 s for the material evaluator in a release build on the 2-core dev machine.
 pub const DEFAULT_DEPTH: u32 = 9;
-/// A net scores ~50x fewer nodes per second than material; a few seconds for the small nets.
-pub const NET_DEFAULT_DEPTH: u32 = 4;
+/// A net scores fewer nodes per second than material: ~2 s for the default net on the
+/// native backend, ~25 s on libtorch (2-core dev machine).
+pub const NET_DEFAULT_DEPTH: u32 = 6;
 
-/// The depth `bench` runs at when none is given: the evaluators that batch are the nets.
+/// The node count of `cerise bench` (the embedded net on the native backend, depth
+/// [`NET_DEFAULT_DEPTH`], one thread): the search's signature. A test asserts it, so a
+/// commit that changes the search must change it and say so.
+pub const SIGNATURE_NODES: u64 = 1_806_080;
+
+/// The depth `bench` runs at when none is given: shallower for the nets.
 pub fn default_depth(eval: &dyn Evaluator) -> u32 {
-    if eval.batch_stats().is_some() {
+    if eval.info().backend.is_some() {
         NET_DEFAULT_DEPTH
     } else {
         DEFAULT_DEPTH
@@ -279,6 +285,27 @@ mod tests {
         ));
         s.backend = Some(Backend::Torch);
         assert!(s.stats_line().ends_with("eval_busy=0.500 backend=torch"));
+    }
+
+    /// The signature: `cerise bench` with every default. The native backend gives the same
+    /// bits on every instruction set, so the count is the same on every machine.
+    #[test]
+    fn the_default_bench_has_the_signature_node_count() {
+        let config = crate::eval::NetEvaluatorConfig {
+            backend: Backend::Native,
+            ..Default::default()
+        };
+        let eval =
+            crate::engine::load_evaluator_with("<embedded>", crate::net::DeviceChoice::Cpu, config)
+                .unwrap();
+        let config = BenchConfig::for_evaluator(eval.as_ref(), None, None);
+        assert_eq!(config.depth, NET_DEFAULT_DEPTH);
+        let summary = run(&config, eval, &mut |_| {}).unwrap();
+        assert_eq!(
+            summary.nodes, SIGNATURE_NODES,
+            "the bench signature changed: a search change must update SIGNATURE_NODES and \
+             say so in its commit"
+        );
     }
 
     #[test]

@@ -47,8 +47,9 @@ enum Cmd {
         /// Net input encoder: auto (timed at load), dense or sparse.
         #[arg(long, default_value = "auto")]
         encoder: Encoder,
-        /// What runs a net: auto (native on the CPU, torch on CUDA), native or torch.
-        #[arg(long, default_value = "auto")]
+        /// What runs a net: native (the default, whose node count is the same on every
+        /// machine), torch, or auto (native on the CPU, torch on CUDA).
+        #[arg(long, default_value = "native")]
         backend: Backend,
     },
     /// Count move-generation leaves, split by root move.

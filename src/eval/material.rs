@@ -33,6 +33,10 @@ impl MaterialEvaluator {
 }
 
 impl Evaluator for MaterialEvaluator {
+    fn is_zero_sum(&self) -> bool {
+        true
+    }
+
     fn evaluate(&self, boards: &[CompactBoard], out: &mut Vec<f32>) -> Result<(), EvalError> {
         out.clear();
         out.extend(boards.iter().map(|b| Self::score(b) as f32));

@@ -72,6 +72,13 @@ pub trait Evaluator: Send + Sync {
 
     fn info(&self) -> EvalInfo;
 
+    /// Whether a board with the other side to move always scores exactly the negative (the
+    /// material count, the antisymmetric nets). The search then scores a null move without
+    /// asking; a plain net has a side-to-move bias and must be asked.
+    fn is_zero_sum(&self) -> bool {
+        false
+    }
+
     /// Score and the terms that make it up, for the UCI `eval` command.
     fn breakdown(&self, board: &CompactBoard) -> Result<Vec<(String, f32)>, EvalError> {
         let mut out = Vec::with_capacity(1);

@@ -29,7 +29,14 @@ pub fn frontier_value(
     ply: usize,
 ) -> i32 {
     td.pv[ply + 1].clear();
-    if is_noisy(&child.mv) || child.pos.is_check() {
+    let in_check = child.pos.is_check();
+    // A child without a legal move is stalemate (or mate, which quiescence sees): its static
+    // eval, or a stand pat after a capture, would score a draw as a win.
+    if !in_check && !child.pos.has_legal_move() {
+        td.seldepth = td.seldepth.max(ply + 1);
+        return DRAW;
+    }
+    if is_noisy(&child.mv) || in_check {
         return -qsearch(td, &child.pos, -beta, -alpha, ply + 1, 1, child.eval);
     }
     td.seldepth = td.seldepth.max(ply + 1);
@@ -87,6 +94,15 @@ pub fn search(
     }
     td.seldepth = td.seldepth.max(ply);
     let pv_node = beta - alpha > 1;
+    // Before the TT: its key has no halfmove clock, so an entry stored for the same board
+    // earlier in the game would hide the draw.
+    if pos.halfmoves() >= 100 {
+        return if in_check && !pos.has_legal_move() {
+            mated_in(ply)
+        } else {
+            DRAW
+        };
+    }
 
     let mut tt_move = 0;
     if let Some(entry) = td.shared.tt.probe(pos.key(), ply) {
@@ -113,9 +129,6 @@ pub fn search(
     let moves = pos.legal_moves();
     if moves.is_empty() {
         return if in_check { mated_in(ply) } else { DRAW };
-    }
-    if pos.halfmoves() >= 100 {
-        return DRAW;
     }
 
     let mut buf = std::mem::take(&mut td.stack[ply]);
@@ -213,11 +226,17 @@ fn prune_early(
         return None;
     }
     let null = pos.null_move()?;
+    // The same board with the other side to move: a zero-sum evaluator (material, the
+    // antisymmetric nets) scores it exactly -static_eval, which saves an evaluator call; a
+    // plain net has a side-to-move bias, and only asking it gives the child's own eval.
+    let null_eval = if td.shared.eval.is_zero_sum() {
+        -static_eval
+    } else {
+        td.eval_one(pos, &null)?
+    };
     let reduction = NMP_BASE_REDUCTION + depth / NMP_DEPTH_DIVISOR;
     td.history.push(pos.key());
     td.null_moved[ply + 1] = true;
-    // The same board with the other side to move: a zero-sum evaluator (material, the
-    // antisymmetric nets) scores it exactly -static_eval, which saves an evaluator call.
     let score = -search(
         td,
         &null,
@@ -225,7 +244,7 @@ fn prune_early(
         -beta,
         -beta + 1,
         ply + 1,
-        -static_eval,
+        null_eval,
     );
     td.null_moved[ply + 1] = false;
     td.history.pop();

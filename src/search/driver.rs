@@ -84,7 +84,7 @@ pub fn run(
     main.count_nodes(1);
     let mut moves = match root_moves(&mut main, &pos, &limits.searchmoves) {
         Some(moves) => moves,
-        None => unscored_root_moves(&pos),
+        None => unscored_root_moves(&pos, &limits.searchmoves),
     };
     let max_depth = limits.depth.unwrap_or(MAX_DEPTH).clamp(1, MAX_DEPTH);
     let mut best = Best {
@@ -187,14 +187,15 @@ fn main_loop(
             (Some(n), Some(plies)) => best.score > 0 && (plies + 1) / 2 <= n as i32,
             _ => false,
         };
-        // Once depth exceeds the mate distance a shorter mate would already have been seen.
-        let mate_proven = mate.is_some_and(|plies| depth as i32 >= plies + 2);
+        // A mate score is no reason to stop by itself: null-move pruning, reductions and
+        // the quiescence cap make it a claim, not a proof, and a deeper iteration may refute
+        // it or find a shorter one. Only `go mate` stops on one.
         let timed = control.clock.has_limit() && !control.clock.is_pondering();
         let forced = timed && moves.len() == 1;
         let out_of_nodes = control
             .node_limit
             .is_some_and(|limit| td.total_nodes() >= limit);
-        if mate_limit_met || mate_proven || forced || out_of_nodes || control.clock.soft_passed() {
+        if mate_limit_met || forced || out_of_nodes || control.clock.soft_passed() {
             return;
         }
     }

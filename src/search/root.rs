@@ -3,7 +3,7 @@
 use super::alphabeta::{frontier_value, search_child, update_pv};
 use super::score::INFINITY;
 use super::thread::{Child, PlyBuf, ThreadData};
-use crate::chess::{Move, Position};
+use crate::chess::{Move, MoveList, Position};
 
 #[derive(Clone, Debug)]
 pub struct RootMove {
@@ -20,16 +20,10 @@ pub fn root_moves(
     pos: &Position,
     searchmoves: &[String],
 ) -> Option<Vec<RootMove>> {
-    let mut moves = pos.legal_moves();
-    if !searchmoves.is_empty() {
-        let mut restricted = moves.clone();
-        restricted.retain(|m| searchmoves.contains(&pos.move_to_uci(m)));
-        if !restricted.is_empty() {
-            moves = restricted;
-        }
-    }
+    let moves = root_move_list(pos, searchmoves);
     let mut buf = PlyBuf::default();
-    let ok = td.expand(pos, &moves, &mut buf);
+    // Not stopped by a `stop` that came at once: the bestmove must come from scored moves.
+    let ok = td.expand_unpolled(pos, &moves, &mut buf);
     let mut list: Vec<RootMove> = buf
         .children
         .into_iter()
@@ -43,9 +37,23 @@ pub fn root_moves(
     ok.then_some(list)
 }
 
-/// Unevaluated root moves, in generation order, for when the evaluator has failed.
-pub fn unscored_root_moves(pos: &Position) -> Vec<RootMove> {
-    pos.legal_moves()
+/// The legal moves, restricted to `searchmoves` when that names any of them.
+fn root_move_list(pos: &Position, searchmoves: &[String]) -> MoveList {
+    let mut moves = pos.legal_moves();
+    if !searchmoves.is_empty() {
+        let mut restricted = moves.clone();
+        restricted.retain(|m| searchmoves.contains(&pos.move_to_uci(m)));
+        if !restricted.is_empty() {
+            moves = restricted;
+        }
+    }
+    moves
+}
+
+/// Unevaluated root moves (within `searchmoves`), in generation order, for when the
+/// evaluator has failed.
+pub fn unscored_root_moves(pos: &Position, searchmoves: &[String]) -> Vec<RootMove> {
+    root_move_list(pos, searchmoves)
         .iter()
         .map(|m| RootMove {
             child: Child {

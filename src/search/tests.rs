@@ -503,3 +503,137 @@ fn infos_carry_a_legal_pv_and_ponder_move() {
     assert_eq!(best.as_ref(), last.pv.first());
     assert!(ponder.is_some());
 }
+
+#[test]
+fn a_stalemating_capture_at_the_frontier_is_a_draw() {
+    // g3f2 wins the rook, and stalemates: at depth 1 the child was taken at its stand pat.
+    let r = search("8/8/8/1K6/8/6Q1/5r2/7k w - - 0 1", depth(1));
+    assert_ne!(best(&r), "g3f2", "played the stalemate: {:?}", r.score);
+    assert!(matches!(r.score, Score::Cp(cp) if cp > 0), "{:?}", r.score);
+}
+
+#[test]
+fn a_fifty_move_draw_is_not_hidden_by_a_tt_entry() {
+    use super::alphabeta;
+    use super::control::Control;
+    use super::time::{budget, Clock};
+    use super::tt::TtBound;
+    let shared = material();
+    let control = Control::new(
+        Clock::new(
+            budget(
+                &Limits::default(),
+                crate::chess::Color::White,
+                Duration::ZERO,
+            ),
+            false,
+        ),
+        None,
+    );
+    // White is a rook up; the clock stands at 100 half-moves, so it is a draw.
+    let pos = Position::from_fen("8/8/8/8/8/2k5/8/R3K3 w - - 100 80").unwrap();
+    // The same board met earlier (a TT key has no halfmove clock) was stored as winning.
+    shared.tt.store(pos.key(), 0, 900, 20, TtBound::Exact, 1);
+    let mut td = super::thread::ThreadData::new(&shared, &control, true, KeyHistory::new());
+    let score = alphabeta::search(&mut td, &pos, 4, -1, 0, 1, 500);
+    assert_eq!(score, super::score::DRAW, "a null-window probe read the TT");
+}
+
+/// Material with a bias for the side to move: not zero-sum, like a plain net.
+struct Biased {
+    null_calls: AtomicUsize,
+}
+
+impl Evaluator for Biased {
+    fn evaluate(&self, boards: &[CompactBoard], out: &mut Vec<f32>) -> Result<(), EvalError> {
+        out.clear();
+        out.extend(
+            boards
+                .iter()
+                .map(|b| crate::eval::MaterialEvaluator::score(b) as f32 + 30.0),
+        );
+        Ok(())
+    }
+
+    fn evaluate_children(
+        &self,
+        parent: &CompactBoard,
+        children: &[CompactBoard],
+        out: &mut Vec<f32>,
+    ) -> Result<(), EvalError> {
+        // A null move's child is the parent's board seen from the other side.
+        let swap = |c: u8| match c {
+            0 => 0,
+            1..=6 => c + 6,
+            _ => c - 6,
+        };
+        let is_null = |c: &CompactBoard| (0..64).all(|sq| c.0[sq] == swap(parent.0[sq ^ 56]));
+        if children.len() == 1 && is_null(&children[0]) {
+            self.null_calls.fetch_add(1, Ordering::Relaxed);
+        }
+        self.evaluate(children, out)
+    }
+
+    fn info(&self) -> EvalInfo {
+        EvalInfo {
+            name: "biased".into(),
+            device: "cpu".into(),
+            max_batch: 4096,
+            backend: None,
+        }
+    }
+}
+
+#[test]
+fn a_null_move_is_evaluated_when_the_evaluator_is_not_zero_sum() {
+    let fen = "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4";
+    let biased = Arc::new(Biased {
+        null_calls: AtomicUsize::new(0),
+    });
+    search_blocking(root(fen), depth(7), config(1), shared_with(biased.clone()));
+    assert!(
+        biased.null_calls.load(Ordering::Relaxed) > 0,
+        "no null-move child was evaluated: it was given -static_eval"
+    );
+}
+
+#[test]
+fn the_clock_is_read_between_evaluator_calls_not_node_counts() {
+    // 10 ms per evaluator call: about 30 children a call puts 1024 nodes 340 ms apart, so a
+    // node-count clock overran a 100 ms movetime by far more than one call.
+    let slow = shared_with(Arc::new(FakeEvaluator::with_delay(Duration::from_millis(
+        10,
+    ))));
+    let started = Instant::now();
+    let r = search_blocking(
+        root("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3"),
+        Limits {
+            movetime: Some(Duration::from_millis(100)),
+            ..Limits::default()
+        },
+        config(1),
+        slow,
+    );
+    assert!(r.best.is_some());
+    let elapsed = started.elapsed();
+    // One call (10 ms) past the limit at most, plus a busy test machine's margin.
+    assert!(
+        elapsed < Duration::from_millis(140),
+        "movetime 100 with 10 ms evaluator calls took {elapsed:?}"
+    );
+}
+
+#[test]
+fn a_mate_score_does_not_end_a_timed_search_early() {
+    // Mate in one: the old rule stopped at depth 3 as a "proven" mate.
+    let r = search(
+        "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1",
+        Limits {
+            movetime: Some(Duration::from_millis(300)),
+            ..Limits::default()
+        },
+    );
+    assert_eq!(best(&r), "a1a8");
+    assert_eq!(r.score, Score::Mate(1));
+    assert!(r.depth > 5, "stopped at depth {}", r.depth);
+}

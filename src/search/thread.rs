@@ -108,6 +108,17 @@ impl<'a> ThreadData<'a> {
         published + (self.nodes - self.published)
     }
 
+    /// Stops the search if it was told to or, on the main thread, if the hard time limit has
+    /// passed.
+    fn poll_limits(&mut self) {
+        if self.control.should_abort() {
+            self.aborted = true;
+        } else if self.is_main && self.control.clock.hard_passed() {
+            self.aborted = true;
+            self.control.finish_threads();
+        }
+    }
+
     fn check_limits(&mut self) {
         if self.control.should_abort() {
             self.aborted = true;
@@ -127,9 +138,21 @@ impl<'a> ThreadData<'a> {
     }
 
     /// Plays every move into `buf.children` and fills in their static evals with a single
-    /// evaluator call for the positions the eval cache does not know. Returns false (and
-    /// aborts the search) if the evaluator failed.
+    /// evaluator call for the positions the eval cache does not know. Returns false if the
+    /// search must stop: its limits were reached, or the evaluator failed (which aborts it).
     pub fn expand(&mut self, pos: &Position, moves: &[Move], buf: &mut PlyBuf) -> bool {
+        // The clock is read before every evaluator call, not every so many nodes: a slow
+        // net (or a GPU's latency) makes a node count a poor measure of time, and one call
+        // is then the most a search can overrun its time by. An Instant read costs ~25 ns.
+        self.poll_limits();
+        if self.aborted {
+            return false;
+        }
+        self.expand_unpolled(pos, moves, buf)
+    }
+
+    /// [`ThreadData::expand`] without the look at the limits first.
+    pub fn expand_unpolled(&mut self, pos: &Position, moves: &[Move], buf: &mut PlyBuf) -> bool {
         buf.children.clear();
         self.boards.clear();
         self.misses.clear();
@@ -177,6 +200,44 @@ impl<'a> ThreadData<'a> {
             child.eval = to_centipawns(score);
         }
         true
+    }
+}
+
+impl ThreadData<'_> {
+    /// The static eval of `child` (one move, or a null move, from `parent`), through the
+    /// cache; `None` if the search must stop.
+    pub fn eval_one(&mut self, parent: &Position, child: &Position) -> Option<i32> {
+        if let Some(score) = self.shared.cache.get(child.key()) {
+            return Some(to_centipawns(score));
+        }
+        self.poll_limits();
+        if self.aborted {
+            return None;
+        }
+        let board = [child.compact()];
+        let result =
+            self.shared
+                .eval
+                .evaluate_children(&parent.compact(), &board, &mut self.scores);
+        match result {
+            Ok(()) if self.scores.len() == 1 => {
+                self.shared.cache.put(child.key(), self.scores[0]);
+                Some(to_centipawns(self.scores[0]))
+            }
+            Ok(()) => {
+                self.control.fail(format!(
+                    "the evaluator returned {} scores for 1 position",
+                    self.scores.len()
+                ));
+                self.aborted = true;
+                None
+            }
+            Err(e) => {
+                self.control.fail(e.to_string());
+                self.aborted = true;
+                None
+            }
+        }
     }
 }
 

@@ -82,6 +82,13 @@ pub struct Scratch {
 }
 
 impl Scratch {
+    /// Empties the accumulator stack if it holds `owner`'s net.
+    pub fn forget(&mut self, owner: u64) {
+        if self.owner == owner {
+            self.depth = 0;
+        }
+    }
+
     fn fit(&mut self, net: &NativeNet, owner: u64) {
         if self.owner != owner {
             self.owner = owner;

@@ -10,7 +10,7 @@ pub mod weights;
 #[cfg(test)]
 mod tests;
 
-use super::{Backend, EvalError, EvalInfo, Evaluator};
+use super::{Backend, EvalError, EvalInfo, Evaluator, SearcherGuard};
 use crate::chess::CompactBoard;
 use crate::net::{load_bytes, NetError, NetFile};
 use forward::{Job, Scratch, Work};
@@ -113,6 +113,18 @@ impl Evaluator for NativeEvaluator {
 
     fn info(&self) -> EvalInfo {
         self.info.clone()
+    }
+
+    /// A new search starts with an empty accumulator stack on this thread: an update chain
+    /// and a refresh can round differently in the last bit, so a stack left by an earlier
+    /// search would make this one's scores (and `bench`'s node count) depend on history.
+    fn register_searcher(&self) -> SearcherGuard {
+        SCRATCH.with(|scratch| scratch.borrow_mut().forget(self.id));
+        SearcherGuard::none()
+    }
+
+    fn is_zero_sum(&self) -> bool {
+        self.net.form == crate::net::Form::Antisym
     }
 
     /// The raw network output (for the side that just moved), the scale, and the score.

@@ -123,6 +123,7 @@ pub struct NetEvaluator {
     precision: Precision,
     cp_per_unit: f32,
     content_id: String,
+    zero_sum: bool,
 }
 
 impl NetEvaluator {
@@ -169,6 +170,7 @@ impl NetEvaluator {
             .map_or_else(|| origin.to_string(), |s| s.to_string_lossy().into_owned());
         let preset = net.meta.preset.clone();
         let cp_per_unit = net.meta.cp_per_unit;
+        let zero_sum = net.meta.arch.form == crate::net::Form::Antisym;
         let content_id = net.content_id.clone();
         let shared = Arc::new(Shared::default());
         let (tx, rx) = channel::unbounded();
@@ -220,6 +222,7 @@ impl NetEvaluator {
                 precision: config.precision,
                 cp_per_unit,
                 content_id,
+                zero_sum,
             }),
             Ok(Err(e)) => {
                 let _ = thread.join();
@@ -307,6 +310,10 @@ impl Evaluator for NetEvaluator {
 
     fn info(&self) -> EvalInfo {
         self.info.clone()
+    }
+
+    fn is_zero_sum(&self) -> bool {
+        self.zero_sum
     }
 
     /// The raw network output (for the side that just moved), the scale, and the score.
