@@ -9,5 +9,5 @@ pub mod samples;
 pub use board::{swap_sides_feature, CompactBoard, ENCODING_NAME, ENCODING_WIDTH};
 pub use history::KeyHistory;
 pub use position::{ChessError, Position};
-pub use samples::sample_boards;
+pub use samples::{sample_boards, sample_families};
 pub use shakmaty::{Color, Move, MoveList, Role, Square};

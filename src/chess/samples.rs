@@ -8,19 +8,40 @@ use super::position::Position;
 /// `(7i + 3) mod #moves`, restarting after 40 reversible plies or when no move is left.
 pub fn sample_boards(n: usize) -> Vec<CompactBoard> {
     let mut out = Vec::with_capacity(n);
+    walk(n, |_, next| out.push(next.compact()));
+    out
+}
+
+/// `n` positions of the same walk, each with the boards of all its children, as the
+/// search expands a node: the parents are consecutive, each a child of the one before.
+pub fn sample_families(n: usize) -> Vec<(CompactBoard, Vec<CompactBoard>)> {
+    let mut out = Vec::with_capacity(n);
+    walk(n, |pos, _| {
+        let kids = pos
+            .legal_moves()
+            .iter()
+            .map(|m| pos.play(m).compact())
+            .collect();
+        out.push((pos.compact(), kids));
+    });
+    out
+}
+
+/// Takes `n` steps of the walk, calling `step(position, position after the move)`.
+fn walk(n: usize, mut step: impl FnMut(&Position, &Position)) {
     let mut pos = Position::startpos();
     let mut i = 0usize;
-    while out.len() < n {
+    while i < n {
         let moves = pos.legal_moves();
         if moves.is_empty() || pos.halfmoves() > 40 {
             pos = Position::startpos();
             continue;
         }
-        pos = pos.play(&moves[(i * 7 + 3) % moves.len()]);
-        out.push(pos.compact());
+        let next = pos.play(&moves[(i * 7 + 3) % moves.len()]);
+        step(&pos, &next);
+        pos = next;
         i += 1;
     }
-    out
 }
 
 #[cfg(test)]

@@ -98,3 +98,23 @@ pub trait Evaluator: Send + Sync {
         None
     }
 }
+
+/// The `eval` breakdown of a net evaluator: the raw network output (for the side that just
+/// moved, `net::mlp`'s convention), its scale, and the score.
+pub fn net_breakdown(
+    eval: &dyn Evaluator,
+    board: &CompactBoard,
+    cp_per_unit: f32,
+) -> Result<Vec<(String, f32)>, EvalError> {
+    let mut out = Vec::with_capacity(1);
+    eval.evaluate(std::slice::from_ref(board), &mut out)?;
+    let score = out[0];
+    Ok(vec![
+        (
+            "raw f (side that just moved)".to_string(),
+            -score / cp_per_unit,
+        ),
+        ("cp_per_unit".to_string(), cp_per_unit),
+        ("score (side to move, cp)".to_string(), score),
+    ])
+}

@@ -12,7 +12,7 @@
 use super::threads::auto_torch_threads;
 use super::torch::model::Model;
 use super::{Backend, Encoder, Evaluator, NativeEvaluator, Precision};
-use crate::chess::{sample_boards, CompactBoard, Position};
+use crate::chess::{sample_boards, sample_families};
 use crate::net::{DeviceChoice, NetError, NetFile};
 use std::time::{Duration, Instant};
 
@@ -134,7 +134,7 @@ pub fn measure(net: &NetFile, config: &ThroughputConfig) -> Result<Throughput, N
 fn measure_native(net: &NetFile, config: &ThroughputConfig) -> Result<Throughput, NetError> {
     let native = NativeEvaluator::from_net(net, "throughput")?;
     let boards = sample_boards(config.batch);
-    let families = walk_families(200);
+    let families = sample_families(200);
     let half = config.duration / 2;
     let mut out = Vec::with_capacity(config.batch.max(64));
     let started = Instant::now();
@@ -168,25 +168,6 @@ fn measure_native(net: &NetFile, config: &ThroughputConfig) -> Result<Throughput
         device: "cpu".to_string(),
         torch_threads: 0,
     })
-}
-
-/// Each position of a fixed walk with all of its children, as the search expands a node.
-fn walk_families(n: usize) -> Vec<(CompactBoard, Vec<CompactBoard>)> {
-    let mut out = Vec::with_capacity(n);
-    let mut pos = Position::startpos();
-    let mut i = 0usize;
-    while out.len() < n {
-        let moves = pos.legal_moves();
-        if moves.is_empty() || pos.halfmoves() > 40 {
-            pos = Position::startpos();
-            continue;
-        }
-        let kids = moves.iter().map(|m| pos.play(m).compact()).collect();
-        out.push((pos.compact(), kids));
-        pos = pos.play(&moves[(i * 7 + 3) % moves.len()]);
-        i += 1;
-    }
-    out
 }
 
 #[cfg(test)]

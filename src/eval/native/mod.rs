@@ -10,7 +10,7 @@ pub mod weights;
 #[cfg(test)]
 mod tests;
 
-use super::{Backend, EvalError, EvalInfo, Evaluator, SearcherGuard};
+use super::{net_breakdown, Backend, EvalError, EvalInfo, Evaluator, SearcherGuard};
 use crate::chess::CompactBoard;
 use crate::net::{load_bytes, NetError, NetFile};
 use forward::{Job, Scratch, Work};
@@ -129,16 +129,6 @@ impl Evaluator for NativeEvaluator {
 
     /// The raw network output (for the side that just moved), the scale, and the score.
     fn breakdown(&self, board: &CompactBoard) -> Result<Vec<(String, f32)>, EvalError> {
-        let mut out = Vec::with_capacity(1);
-        self.evaluate(std::slice::from_ref(board), &mut out)?;
-        let score = out[0];
-        Ok(vec![
-            (
-                "raw f (side that just moved)".to_string(),
-                -score / self.net.cp_per_unit,
-            ),
-            ("cp_per_unit".to_string(), self.net.cp_per_unit),
-            ("score (side to move, cp)".to_string(), score),
-        ])
+        net_breakdown(self, board, self.net.cp_per_unit)
     }
 }

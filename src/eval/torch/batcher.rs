@@ -21,7 +21,9 @@ use super::model::{EncoderTiming, Model};
 use super::{Encoder, Precision};
 use crate::chess::CompactBoard;
 use crate::eval::threads::{auto_torch_threads, available_cores};
-use crate::eval::{Backend, BatchStats, EvalError, EvalInfo, Evaluator, SearcherGuard};
+use crate::eval::{
+    net_breakdown, Backend, BatchStats, EvalError, EvalInfo, Evaluator, SearcherGuard,
+};
 use crate::net::device::device_name;
 use crate::net::{load_bytes, DeviceChoice, NetError, NetFile};
 use crossbeam::channel::{self, Receiver, Sender};
@@ -318,17 +320,7 @@ impl Evaluator for NetEvaluator {
 
     /// The raw network output (for the side that just moved), the scale, and the score.
     fn breakdown(&self, board: &CompactBoard) -> Result<Vec<(String, f32)>, EvalError> {
-        let mut out = Vec::with_capacity(1);
-        self.evaluate(std::slice::from_ref(board), &mut out)?;
-        let score = out[0];
-        Ok(vec![
-            (
-                "raw f (side that just moved)".to_string(),
-                -score / self.cp_per_unit,
-            ),
-            ("cp_per_unit".to_string(), self.cp_per_unit),
-            ("score (side to move, cp)".to_string(), score),
-        ])
+        net_breakdown(self, board, self.cp_per_unit)
     }
 
     fn register_searcher(&self) -> SearcherGuard {
