@@ -1,15 +1,48 @@
 #!/usr/bin/env python3
-"""A small match runner for UCI engines, built on python-chess.
+"""A match runner for UCI engines, built on python-chess, with pentanomial statistics and SPRT.
 
     python bench/match.py --engine1 target/release/cerise --opt1 EvalFile=<material> \\
         --engine2 sunfish-uci --games 20 --tc 10+0.1 --openings bench/openings.epd \\
         --out bench/results/material-vs-sunfish.pgn
 
-Each opening is played twice, once with each engine as White. The runner keeps the clocks
-itself (wall time from sending `go` to receiving `bestmove`), so a slow engine loses on time
-even if it believes otherwise. Illegal moves, time losses and crashes lose the game and are
-counted; a crashed engine is restarted for the next game. Prints one line per game and a
-summary with the Elo difference and its 95% error margin; writes every game to the PGN.
+    # Decide a change: stop as soon as the test accepts H0 (elo <= 0) or H1 (elo >= 5);
+    # --games is then only the maximum.
+    python bench/match.py --engine1 cerise-new --engine2 cerise-old --tc 10+0.1 \\
+        --sprt 0 5 0.05 0.05 --concurrency 2 --out bench/results/new-vs-old.pgn
+
+Games are played in pairs: each opening twice, with colours reversed. A pair scores 0, 0.5, 1,
+1.5 or 2 points for engine 1 (LL, LD, DD or WL, WD, WW), and these pentanomial counts give the
+Elo error bar and the SPRT, because the two games of a pair share the opening's bias. Openings
+come from an EPD file (one position a line), a PGN file (the moves of each game are the
+line; --book-plies cuts them short) or a Polyglot .bin book (a random line of --book-plies
+weighted book moves per pair, drawn from --seed, so a run can be repeated). Lines are used in
+file order and cycle when the match is longer than the file.
+
+The runner keeps the clocks itself (wall time from sending `go` to receiving `bestmove`), so a
+slow engine loses on time even if it believes otherwise. Illegal moves, time losses and crashes
+lose the game and are counted; a crashed engine is restarted for the next game. With
+--concurrency N, N games run at once, each with its own two engine processes; results are
+still reported, written to the PGN and counted in the order of the games, not of their
+finish, so the counts do not depend on N.
+
+--sprt ELO0 ELO1 ALPHA BETA runs the generalized SPRT of fishtest and fastchess on the
+pentanomial counts, after every completed pair: the log-likelihood ratio of the maximum
+likelihood pair distributions under H1 (elo = ELO1) and H0 (elo = ELO0). The bounds are in
+normalized Elo by default (--sprt-model normalized, as fastchess's default and fishtest), or in
+logistic Elo (--sprt-model logistic). The match stops when the LLR reaches
+log((1-BETA)/ALPHA) (H1 accepted) or log(BETA/(1-ALPHA)) (H0 accepted); games still running
+then are abandoned and not counted.
+
+The last line of output is machine-readable, for instance:
+
+    summary: games=40 W=12 D=20 L=8 score=55.0% elo=+34.9 err=61.2 pentanomial=[1,4,8,5,2]
+    llr=0.41 bounds=-2.94,2.94 result=inconclusive illegal=0,0 timeloss=0,1 crash=0,0
+
+(one line; llr, bounds and result only with --sprt; the pentanomial counts are LL, LD, DD+WL,
+WD, WW from engine 1's view; illegal, timeloss and crash are engine 1's and engine 2's counts;
+err is the 95% margin, from the pentanomial variance, or the per-game one when no pair is
+complete). cutechess-cli and fastchess are not used: this runner has to work wherever
+python-chess does, in CI included.
 """
 
 from __future__ import annotations
@@ -18,24 +51,33 @@ import argparse
 import datetime
 import math
 import os
+import queue
+import random
 import shlex
 import signal
 import subprocess
 import sys
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable, Iterator, Sequence
 
 import chess
 import chess.engine
 import chess.pgn
+import chess.polyglot
 
 # How long past its clock an engine may go unanswered before it is killed: it has lost on
 # time already, this only bounds how long the runner waits for a hung process.
 HUNG_GRACE_S = 5.0
 # With --depth there is no clock; a move that takes this long is taken to be a hang.
 FIXED_DEPTH_HANG_S = 300.0
+# Plies of a Polyglot book line when --book-plies is not given.
+DEFAULT_BOOK_PLIES = 8
+# The misbehaviours a game can end with, as counted per engine.
+FAULTS = ("illegal", "timeloss", "crash")
 
 
 @dataclass
@@ -120,26 +162,47 @@ def kill(pid: int) -> None:
         pass
 
 
+@dataclass(frozen=True)
+class Opening:
+    """Where a game starts: a position, and book moves (UCI) played from it."""
+
+    fen: str = chess.STARTING_FEN
+    moves: tuple[str, ...] = ()
+
+    def board(self) -> chess.Board:
+        board = chess.Board(self.fen)
+        for uci in self.moves:
+            board.push_uci(uci)
+        return board
+
+
 @dataclass
 class GameResult:
-    result: str  # "1-0", "0-1", "1/2-1/2"
+    result: str  # "1-0", "0-1", "1/2-1/2", or "*" for a game abandoned by the runner
     termination: str
     game: chess.pgn.Game
     # Per move of each colour: (seconds used, clock left after the move, before the increment).
     clocks: dict[bool, list[tuple[float, float]]] = field(default_factory=lambda: {chess.WHITE: [], chess.BLACK: []})
+    # The side that lost by misbehaving, and how (one of FAULTS); None for a game played out.
+    fault: tuple[chess.Color, str] | None = None
 
 
 def loss_for(color: chess.Color) -> str:
     return "0-1" if color == chess.WHITE else "1-0"
 
 
-def play_game(white: Player, black: Player, fen: str, tc: TimeControl, max_plies: int = 300,
-              event: str = "Cerise match", round_: str = "1", depth: int | None = None) -> GameResult:
-    board = chess.Board(fen)
+def play_game(white: Player, black: Player, opening: str | Opening, tc: TimeControl, max_plies: int = 300,
+              event: str = "Cerise match", round_: str = "1", depth: int | None = None,
+              abort: threading.Event | None = None) -> GameResult:
+    """Plays one game from `opening` (a FEN or an Opening). When `abort` is set the game stops
+    before the next move with result "*"."""
+    if isinstance(opening, str):
+        opening = Opening(opening)
+    board = opening.board()
     players = {chess.WHITE: white, chess.BLACK: black}
     clock = {chess.WHITE: tc.base, chess.BLACK: tc.base}
     used: dict[bool, list[tuple[float, float]]] = {chess.WHITE: [], chess.BLACK: []}
-    result, termination = None, "normal"
+    result, termination, fault = None, "normal", None
 
     for p in (white, black):
         try:
@@ -148,11 +211,14 @@ def play_game(white: Player, black: Player, fen: str, tc: TimeControl, max_plies
             p.stats.crashes += 1
             p.discard()
             side = chess.WHITE if p is white else chess.BLACK
-            result, termination = loss_for(side), f"{p.name} failed to start: {e}"
+            result, termination, fault = loss_for(side), f"{p.name} failed to start: {e}", (side, "crash")
             break
 
     plies = 0
     while result is None:
+        if abort is not None and abort.is_set():
+            result, termination = "*", "abandoned by the runner"
+            break
         outcome = board.outcome(claim_draw=True)
         if outcome is not None:
             result, termination = outcome.result(), outcome.termination.name.lower()
@@ -202,19 +268,21 @@ def play_game(white: Player, black: Player, fen: str, tc: TimeControl, max_plies
             if kind == "illegal":
                 p.stats.illegal += 1
                 termination = f"{p.name} played an illegal move ({detail})"
-                p.discard()  # its state may no longer match ours
+                fault = (side, "illegal")
             elif kind == "hung":
                 p.stats.time_losses += 1
                 termination = f"{p.name} hung and was killed after {elapsed:.1f}s"
-                p.discard()
+                fault = (side, "timeloss")
             else:
                 p.stats.crashes += 1
                 termination = f"{p.name} crashed ({detail})"
-                p.discard()
+                fault = (side, "crash")
+            p.discard()  # dead, or its state may no longer match ours
             result = loss_for(side)
             break
         if depth is None and clock[side] < 0:
             p.stats.time_losses += 1
+            fault = (side, "timeloss")
             board.push(move)  # the move stands in the PGN, the flag fell while making it
             opponent_can_mate = not board.has_insufficient_material(not side)
             result = loss_for(side) if opponent_can_mate else "1/2-1/2"
@@ -231,7 +299,21 @@ def play_game(white: Player, black: Player, fen: str, tc: TimeControl, max_plies
         # "-" is PGN's word for "no clock", which is what a fixed-depth game has.
         "TimeControl": "-" if depth is not None else tc.pgn(), "Termination": termination,
     })
-    return GameResult(result, termination, game, used)
+    mark_book_moves(game, len(opening.moves))
+    return GameResult(result, termination, game, used, fault)
+
+
+def mark_book_moves(game: chess.pgn.Game, count: int) -> None:
+    """Comments the opening's moves as {book}, as cutechess does, so they are not taken for the engines'."""
+    node = game
+    for _ in range(count):
+        if not node.variations:
+            break
+        node = node.variations[0]
+        node.comment = "book"
+
+
+# --- Statistics -------------------------------------------------------------------------------
 
 
 def elo(score: float) -> float:
@@ -242,21 +324,182 @@ def elo(score: float) -> float:
     return -400 * math.log10(1 / score - 1)
 
 
-def elo_with_margin(wins: int, draws: int, losses: int) -> tuple[float, float]:
-    """Elo difference and its 95% margin, from the per-game score variance."""
-    n = wins + draws + losses
+def elo_interval(outcomes: Sequence[tuple[float, float]]) -> tuple[float, float]:
+    """Elo difference and its 95% margin from (score per game, count) outcomes.
+
+    For games the scores are 1, 0.5, 0; for pairs they are the pair's average per game (0, 0.25,
+    ..., 1): a pair is then one sample, and its variance carries the pairing's correlation."""
+    n = sum(count for _, count in outcomes)
     if n == 0:
         return 0.0, math.inf
-    p = (wins + 0.5 * draws) / n
-    var = (wins * (1 - p) ** 2 + draws * (0.5 - p) ** 2 + losses * p**2) / n
+    if n == 1:
+        return elo(sum(score * count for score, count in outcomes)), math.inf  # one sample has no spread
+    mean = sum(score * count for score, count in outcomes) / n
+    var = sum(count * (score - mean) ** 2 for score, count in outcomes) / n
     margin = 1.96 * math.sqrt(var / n)
-    lo, hi = elo(p - margin), elo(p + margin)
+    lo, hi = elo(mean - margin), elo(mean + margin)
     if not (math.isfinite(lo) and math.isfinite(hi)):
-        return elo(p), math.inf  # a clean sweep bounds nothing
-    return elo(p), (hi - lo) / 2
+        return elo(mean), math.inf  # a clean sweep bounds nothing
+    return elo(mean), (hi - lo) / 2
+
+
+def elo_with_margin(wins: int, draws: int, losses: int) -> tuple[float, float]:
+    """Elo difference and its 95% margin, from the per-game (trinomial) score variance."""
+    return elo_interval([(1.0, wins), (0.5, draws), (0.0, losses)])
+
+
+def pentanomial_elo(penta: Sequence[int]) -> tuple[float, float]:
+    """Elo difference and its 95% margin from pair counts [LL, LD, DD+WL, WD, WW]."""
+    return elo_interval([(i / 4, count) for i, count in enumerate(penta)])
+
+
+# Pair scores as the average per game, the scale on which fishtest's formulas work.
+PAIR_SCORES = (0.0, 0.25, 0.5, 0.75, 1.0)
+# Normalized Elo per unit of t-value (mean minus 0.5 over the per-game deviation): 800/ln 10.
+NELO_PER_T = 800 / math.log(10)
+
+
+def sprt_bounds(alpha: float, beta: float) -> tuple[float, float]:
+    """The LLR at which H0 and H1 are accepted (Wald's bounds)."""
+    return math.log(beta / (1 - alpha)), math.log((1 - beta) / alpha)
+
+
+def sprt_llr(penta: Sequence[int], elo0: float, elo1: float, model: str = "normalized") -> float:
+    """The generalized log-likelihood ratio of H1 (elo = elo1) against H0 (elo = elo0) for pair
+    counts [LL, LD, DD+WL, WD, WW], as fishtest's LLRcalc and fastchess compute it: the observed
+    pair distribution is compared with the most likely distributions that have elo0 and elo1.
+    `model` says which Elo the bounds are in: "logistic" (the expected score is 1/(1+10^(-elo/400)))
+    or "normalized" (elo is 800/ln10 times (score - 0.5) / per-game standard deviation)."""
+    pairs = sum(penta)
+    if pairs == 0:
+        return 0.0
+    # A count of zero would make a log-likelihood infinite; both tools put 1e-3 in its place.
+    counts = [c if c > 0 else 1e-3 for c in penta]
+    total = sum(counts)
+    observed = [c / total for c in counts]
+    if model == "logistic":
+        p0, p1 = (_mle_with_mean(observed, logistic_score(e)) for e in (elo0, elo1))
+    elif model == "normalized":
+        # Per pair the deviation of the average score is the per-game one over sqrt(2).
+        p0, p1 = (_mle_with_t_value(observed, 0.5, math.sqrt(2) * e / NELO_PER_T) for e in (elo0, elo1))
+    else:
+        raise ValueError(f"unknown SPRT model {model!r}")
+    return total * sum(q * (math.log(b) - math.log(a)) for q, a, b in zip(observed, p0, p1))
+
+
+def logistic_score(elo_: float) -> float:
+    return 1 / (1 + 10 ** (-elo_ / 400))
+
+
+def _solve_secular(weights: Sequence[float], values: Sequence[float]) -> float:
+    """The x with sum w_i v_i / (1 + x v_i) = 0, where some v_i < 0 < some other v_j.
+
+    The sum falls from +inf to -inf on (-1/max v, -1/min v), so bisection finds the root."""
+    lo, hi = -1 / max(values), -1 / min(values)
+    while True:
+        mid = (lo + hi) / 2
+        if not lo < mid < hi:
+            return mid
+        if sum(w * v / (1 + mid * v) for w, v in zip(weights, values)) > 0:
+            lo = mid
+        else:
+            hi = mid
+
+
+def _mle_with_mean(observed: Sequence[float], mean: float) -> list[float]:
+    """The distribution over PAIR_SCORES with this mean that makes `observed` most likely
+    (Van den Bergh, "Comments on normalized Elo", proposition 1.1)."""
+    shifted = [a - mean for a in PAIR_SCORES]
+    x = _solve_secular(observed, shifted)
+    return [q / (1 + x * v) for q, v in zip(observed, shifted)]
+
+
+def _mle_with_t_value(observed: Sequence[float], ref: float, t: float) -> list[float]:
+    """The distribution over PAIR_SCORES with (mean - ref) / deviation = t that makes `observed`
+    most likely ("Comments on normalized Elo", section 4.1): a fixed-point iteration from the
+    uniform distribution, each step a secular equation."""
+    p = [1 / len(PAIR_SCORES)] * len(PAIR_SCORES)
+    for _ in range(100):
+        mu = sum(q * a for q, a in zip(p, PAIR_SCORES))
+        sigma = math.sqrt(sum(q * (a - mu) ** 2 for q, a in zip(p, PAIR_SCORES)))
+        phi = [a - ref - t * sigma * (1 + ((a - mu) / sigma) ** 2) / 2 for a in PAIR_SCORES]
+        x = _solve_secular(observed, phi)
+        new = [q / (1 + x * v) for q, v in zip(observed, phi)]
+        converged = max(abs(a - b) for a, b in zip(p, new)) < 1e-12
+        p = new
+        if converged:
+            break
+    return p
+
+
+@dataclass
+class Sprt:
+    elo0: float
+    elo1: float
+    alpha: float
+    beta: float
+    model: str = "normalized"
+
+    def bounds(self) -> tuple[float, float]:
+        return sprt_bounds(self.alpha, self.beta)
+
+    def llr(self, penta: Sequence[int]) -> float:
+        return sprt_llr(penta, self.elo0, self.elo1, self.model)
+
+    def decision(self, llr: float) -> str:
+        lower, upper = self.bounds()
+        return "H1" if llr >= upper else "H0" if llr <= lower else "inconclusive"
+
+
+@dataclass
+class Tally:
+    """Engine 1's results, fed game by game in the order of the games, so that games 2k and 2k+1
+    (one opening, colours reversed) make pair k."""
+
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+    penta: list[int] = field(default_factory=lambda: [0] * 5)  # LL, LD, DD+WL, WD, WW
+    win_loss_pairs: int = 0  # the WL pairs inside penta[2]
+    faults: dict[int, dict[str, int]] = field(default_factory=lambda: {e: dict.fromkeys(FAULTS, 0) for e in (1, 2)})
+    _first_of_pair: float | None = None
+
+    @property
+    def games(self) -> int:
+        return self.wins + self.draws + self.losses
+
+    def add(self, score: float, fault: tuple[int, str] | None = None) -> bool:
+        """Counts a game engine 1 scored `score` in (1, 0.5 or 0), and the fault (engine number,
+        kind) it ended with; says whether it completed a pair."""
+        if score == 1:
+            self.wins += 1
+        elif score == 0:
+            self.losses += 1
+        else:
+            self.draws += 1
+        if fault is not None:
+            self.faults[fault[0]][fault[1]] += 1
+        if self._first_of_pair is None:
+            self._first_of_pair = score
+            return False
+        first, self._first_of_pair = self._first_of_pair, None
+        self.penta[int(2 * (first + score))] += 1
+        self.win_loss_pairs += {first, score} == {0, 1}
+        return True
+
+    def elo(self) -> tuple[float, float, str]:
+        """Elo, its 95% margin, and which model gave them: pairs when there are any."""
+        if sum(self.penta):
+            return (*pentanomial_elo(self.penta), "pentanomial")
+        return (*elo_with_margin(self.wins, self.draws, self.losses), "trinomial")
+
+
+# --- Openings -------------------------------------------------------------------------------
 
 
 def read_openings(path: Path) -> list[str]:
+    """The positions (FENs) of an EPD file, one a line; the fields after the fourth are
+    taken as the move counters when they are numbers, and ignored otherwise."""
     fens = []
     for n, line in enumerate(path.read_text().splitlines(), 1):
         line = line.strip()
@@ -274,6 +517,127 @@ def read_openings(path: Path) -> list[str]:
     return fens
 
 
+def read_pgn_openings(path: Path, plies: int | None = None) -> list[Opening]:
+    """The main line of each game of a PGN file (from its FEN header if it has one), cut to
+    `plies` moves when given."""
+    openings = []
+    with path.open(encoding="utf-8", errors="replace") as f:
+        while (game := chess.pgn.read_game(f)) is not None:
+            if game.errors:
+                raise SystemExit(f"{path}: game {len(openings) + 1}: {game.errors[0]}")
+            moves = [m.uci() for m in game.mainline_moves()][:plies]
+            openings.append(Opening(game.board().fen(), tuple(moves)))
+    if not openings:
+        raise SystemExit(f"{path}: no games")
+    return openings
+
+
+def polyglot_line(reader: chess.polyglot.MemoryMappedReader, rng: random.Random, plies: int) -> Opening:
+    """A line of up to `plies` book moves from the start, each drawn by the book's weights."""
+    board = chess.Board()
+    for _ in range(plies):
+        try:
+            entry = reader.weighted_choice(board, random=rng)
+        except IndexError:  # the position is not in the book: the line ends here
+            break
+        board.push(entry.move)
+    return Opening(chess.STARTING_FEN, tuple(m.uci() for m in board.move_stack))
+
+
+class OpeningBook:
+    """The opening of each pair of games. File openings are taken in order and cycle; a Polyglot
+    line is drawn from a generator seeded by (seed, pair), so pair k gets the same line whatever
+    the concurrency, and both its games get it."""
+
+    def __init__(self, path: Path, plies: int | None = None, seed: int = 1):
+        self.path, self.seed = path, seed
+        self.fixed: list[Opening] = []
+        self.reader: chess.polyglot.MemoryMappedReader | None = None
+        suffix = path.suffix.lower()
+        if suffix == ".bin":
+            self.reader = chess.polyglot.open_reader(path)
+            self.plies = DEFAULT_BOOK_PLIES if plies is None else plies
+        elif suffix == ".pgn":
+            self.fixed = read_pgn_openings(path, plies)
+        else:
+            if plies is not None:
+                raise SystemExit("--book-plies applies to .pgn and .bin books, not to EPD positions")
+            self.fixed = [Opening(fen) for fen in read_openings(path)]
+        self.lock = threading.Lock()  # one reader, used from the game threads
+
+    def for_pair(self, pair: int) -> Opening:
+        if self.reader is None:
+            return self.fixed[pair % len(self.fixed)]
+        with self.lock:
+            return polyglot_line(self.reader, random.Random(f"{self.seed}/{pair}"), self.plies)
+
+    def close(self) -> None:
+        if self.reader is not None:
+            self.reader.close()
+
+
+# --- Running the match ------------------------------------------------------------------------
+
+
+def play_in_order(count: int, play: Callable[[int, threading.Event], GameResult],
+                  concurrency: int) -> Iterator[tuple[int, GameResult]]:
+    """Plays games 0..count-1, `concurrency` at a time, and yields them in index order.
+
+    Closing the generator (or an exception in the caller's loop, Ctrl-C included) sets the abort
+    event that the running games check before each move, and cancels the games not started."""
+    abort = threading.Event()
+    pool = ThreadPoolExecutor(max_workers=concurrency)
+    futures = {pool.submit(play, g, abort): g for g in range(count)}
+    finished: dict[int, GameResult] = {}
+    next_game = 0
+    try:
+        for future in as_completed(futures):
+            finished[futures[future]] = future.result()
+            while next_game in finished:
+                yield next_game, finished.pop(next_game)
+                next_game += 1
+    finally:
+        abort.set()
+        for future in futures:
+            future.cancel()
+        pool.shutdown(wait=True)
+
+
+class Seats:
+    """One pair of engine processes per concurrent game: a game takes a seat and gives it back."""
+
+    def __init__(self, count: int, make: Callable[[], tuple[Player, Player]]):
+        self.all = [make() for _ in range(count)]
+        self.free: queue.Queue[tuple[Player, Player]] = queue.Queue()
+        for seat in self.all:
+            self.free.put(seat)
+
+    def quit(self) -> None:
+        for p1, p2 in self.all:
+            p1.quit()
+            p2.quit()
+
+
+def score_for_engine1(result: str, engine1_white: bool) -> float:
+    if result == "1/2-1/2":
+        return 0.5
+    return 1.0 if (result == "1-0") == engine1_white else 0.0
+
+
+def summary_line(tally: Tally, sprt: Sprt | None, llr: float | None) -> str:
+    """The machine-readable last line: space-separated key=value fields."""
+    n = tally.games
+    e, margin, _ = tally.elo()
+    fields = [f"games={n}", f"W={tally.wins}", f"D={tally.draws}", f"L={tally.losses}",
+              f"score={100 * (tally.wins + tally.draws / 2) / max(n, 1):.1f}%", f"elo={e:+.1f}", f"err={margin:.1f}",
+              "pentanomial=[" + ",".join(map(str, tally.penta)) + "]"]
+    if sprt is not None:
+        lower, upper = sprt.bounds()
+        fields += [f"llr={llr:.2f}", f"bounds={lower:.2f},{upper:.2f}", f"result={sprt.decision(llr)}"]
+    fields += [f"{kind}={tally.faults[1][kind]},{tally.faults[2][kind]}" for kind in FAULTS]
+    return "summary: " + " ".join(fields)
+
+
 def parse_options(pairs: list[str]) -> dict[str, str]:
     out = {}
     for pair in pairs:
@@ -284,73 +648,138 @@ def parse_options(pairs: list[str]) -> dict[str, str]:
     return out
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--engine1", required=True, help="command line of the first engine")
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 epilog="The module docstring (bench/match.py) describes the statistics and the "
+                                        "summary line.")
+    ap.add_argument("--engine1", required=True,
+                    help="command line of the first engine (the statistics are from its view)")
     ap.add_argument("--engine2", required=True, help="command line of the second engine")
     ap.add_argument("--name1")
     ap.add_argument("--name2")
     ap.add_argument("--opt1", action="append", default=[], metavar="NAME=VALUE", help="UCI option for engine 1")
     ap.add_argument("--opt2", action="append", default=[], metavar="NAME=VALUE", help="UCI option for engine 2")
-    ap.add_argument("--games", type=int, default=20, help="number of games (rounded up to even)")
+    ap.add_argument("--games", type=int,
+                    help="number of games, rounded up to even (default 20); with --sprt the most to play "
+                         "(default 20000)")
     ap.add_argument("--tc", type=TimeControl.parse, default=TimeControl(10, 0.1), help="SECONDS+INC, default 10+0.1")
     ap.add_argument("--depth", type=int, help="fixed search depth per move instead of a clock (--tc is then ignored)")
-    ap.add_argument("--openings", type=Path, default=Path(__file__).parent / "openings.epd")
+    ap.add_argument("--openings", type=Path, default=Path(__file__).parent / "openings.epd",
+                    help="opening book: .epd (a position a line), .pgn (each game's moves) or .bin (Polyglot); "
+                         "default bench/openings.epd")
+    ap.add_argument("--book-plies", type=int, metavar="N",
+                    help=f"plies of each book line: a .pgn line is cut to N, a .bin line is N weighted random book "
+                         f"moves (default {DEFAULT_BOOK_PLIES})")
+    ap.add_argument("--seed", type=int, default=1, help="seed of the Polyglot book's random lines (default 1)")
     ap.add_argument("--max-plies", type=int, default=300, help="adjudicate a draw after this many plies")
+    ap.add_argument("--concurrency", type=int, default=1, metavar="N",
+                    help="games played at once, each with its own engine processes (default 1)")
+    ap.add_argument("--sprt", type=float, nargs=4, metavar=("ELO0", "ELO1", "ALPHA", "BETA"),
+                    help="stop when the generalized SPRT (pentanomial, as fishtest and fastchess) accepts "
+                         "H0: elo <= ELO0 or H1: elo >= ELO1, e.g. --sprt 0 5 0.05 0.05")
+    ap.add_argument("--sprt-model", choices=("normalized", "logistic"), default="normalized",
+                    help="the Elo that ELO0 and ELO1 are in (default normalized, as fastchess)")
     ap.add_argument("--out", type=Path, help="PGN file to write (appended game by game)")
     args = ap.parse_args(argv)
+    if args.games is None:
+        args.games = 20000 if args.sprt else 20
     if args.games < 1:
         ap.error("--games must be at least 1")
     if args.depth is not None and args.depth < 1:
         ap.error("--depth must be at least 1")
+    if args.concurrency < 1:
+        ap.error("--concurrency must be at least 1")
+    if args.book_plies is not None and args.book_plies < 0:
+        ap.error("--book-plies must be at least 0")
+    if args.sprt:
+        elo0, elo1, alpha, beta = args.sprt
+        if not (elo0 < elo1 and 0 < alpha < 1 and 0 < beta < 1 and alpha + beta < 1):
+            ap.error("--sprt: want ELO0 < ELO1, 0 < ALPHA, BETA < 1 and ALPHA + BETA < 1")
+    return args
 
-    openings = read_openings(args.openings)
-    p1 = Player(args.engine1, parse_options(args.opt1), args.name1)
-    p2 = Player(args.engine2, parse_options(args.opt2), args.name2)
-    if p1.name == p2.name:
-        p1.name, p2.name = p1.name + "-1", p2.name + "-2"
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    sprt = Sprt(*args.sprt, model=args.sprt_model) if args.sprt else None
+    book = OpeningBook(args.openings, args.book_plies, args.seed)
+    options1, options2 = parse_options(args.opt1), parse_options(args.opt2)
+    name1 = args.name1 or Player(args.engine1, {}).name
+    name2 = args.name2 or Player(args.engine2, {}).name
+    if name1 == name2:
+        name1, name2 = name1 + "-1", name2 + "-2"
+    seats = Seats(args.concurrency,
+                  lambda: (Player(args.engine1, options1, name1), Player(args.engine2, options2, name2)))
     games = args.games + args.games % 2
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text("")
 
-    w = d = l = 0
-    t_start = time.monotonic()
-    try:
-        for g in range(games):
-            fen = openings[(g // 2) % len(openings)]
+    def play(g: int, abort: threading.Event) -> GameResult:
+        p1, p2 = seat = seats.free.get()
+        try:
             white, black = (p1, p2) if g % 2 == 0 else (p2, p1)
-            r = play_game(white, black, fen, args.tc, args.max_plies,
-                          event=f"{p1.name} vs {p2.name}", round_=str(g + 1), depth=args.depth)
-            if r.result == "1/2-1/2":
-                d += 1
-            elif (r.result == "1-0") == (white is p1):
-                w += 1
-            else:
-                l += 1
+            return play_game(white, black, book.for_pair(g // 2), args.tc, args.max_plies,
+                             event=f"{name1} vs {name2}", round_=str(g + 1), depth=args.depth, abort=abort)
+        finally:
+            seats.free.put(seat)
+
+    tally = Tally()
+    llr = 0.0 if sprt else None
+    t_start = time.monotonic()
+    results = play_in_order(games, play, args.concurrency)
+    try:
+        for g, r in results:
+            engine1_white = g % 2 == 0
+            white, black = (name1, name2) if engine1_white else (name2, name1)
+            fault = None
+            if r.fault is not None:
+                fault = (1 if (r.fault[0] == chess.WHITE) == engine1_white else 2, r.fault[1])
+            pair_done = tally.add(score_for_engine1(r.result, engine1_white), fault)
             if args.out:
                 with args.out.open("a") as f:
                     print(r.game, file=f, end="\n\n")
-            print(f"game {g + 1:>3}/{games}: {white.name} - {black.name} {r.result:<7} ({r.termination})"
-                  f"  | {p1.name}: +{w} ={d} -{l}", flush=True)
+            line = (f"game {g + 1:>3}/{games}: {white} - {black} {r.result:<7} ({r.termination})"
+                    f"  | {name1}: +{tally.wins} ={tally.draws} -{tally.losses}")
+            if sprt and pair_done:
+                llr = sprt.llr(tally.penta)
+                line += f"  llr {llr:.2f}"
+            print(line, flush=True)
+            if sprt and pair_done and sprt.decision(llr) != "inconclusive":
+                break
     except KeyboardInterrupt:
         print("interrupted; summary of the games played so far:")
     finally:
-        p1.quit()
-        p2.quit()
+        results.close()  # abandons the games still running
+        seats.quit()
+        book.close()
 
-    n = w + d + l
-    e, margin = elo_with_margin(w, d, l)
+    print_report(args, tally, sprt, llr, name1, name2, time.monotonic() - t_start)
+    return 0
+
+
+def print_report(args: argparse.Namespace, tally: Tally, sprt: Sprt | None, llr: float | None,
+                 name1: str, name2: str, seconds: float) -> None:
+    n = tally.games
+    e, margin, model = tally.elo()
     control = f"depth {args.depth}" if args.depth is not None else args.tc.pgn()
-    print(f"\n{p1.name} vs {p2.name}, {n} games at {control} in {time.monotonic() - t_start:.0f}s")
-    print(f"score {p1.name}: W {w} / D {d} / L {l}  = {100 * (w + d / 2) / max(n, 1):.1f}%")
-    print(f"elo difference: {e:+.1f} +/- {margin:.1f} (95%)")
-    for p in (p1, p2):
-        s = p.stats
-        print(f"{p.name}: illegal moves {s.illegal}, time losses {s.time_losses}, crashes {s.crashes}")
+    ll, ld, dd_wl, wd, ww = tally.penta
+    print(f"\n{name1} vs {name2}, {n} games at {control} in {seconds:.0f}s (concurrency {args.concurrency})")
+    print(f"score {name1}: W {tally.wins} / D {tally.draws} / L {tally.losses}  = "
+          f"{100 * (tally.wins + tally.draws / 2) / max(n, 1):.1f}%")
+    print(f"pairs ({name1}'s view): LL {ll}, LD {ld}, DD {dd_wl - tally.win_loss_pairs} + WL {tally.win_loss_pairs}, "
+          f"WD {wd}, WW {ww}")
+    print(f"elo difference: {e:+.1f} +/- {margin:.1f} (95%, {model})")
+    if sprt is not None:
+        lower, upper = sprt.bounds()
+        verdict = {"H1": "H1 accepted", "H0": "H0 accepted", "inconclusive": "inconclusive"}[sprt.decision(llr)]
+        print(f"sprt [{sprt.elo0:g}, {sprt.elo1:g}] {sprt.model} elo, alpha {sprt.alpha:g}, beta {sprt.beta:g}: "
+              f"llr {llr:.2f} ({lower:.2f}, {upper:.2f}): {verdict}")
+    for number, name in ((1, name1), (2, name2)):
+        f = tally.faults[number]
+        print(f"{name}: illegal moves {f['illegal']}, time losses {f['timeloss']}, crashes {f['crash']}")
     if args.out:
         print(f"games written to {args.out}")
-    return 0
+    print(summary_line(tally, sprt, llr), flush=True)
 
 
 if __name__ == "__main__":
