@@ -1,13 +1,18 @@
-"""bench/match.py itself: its bookkeeping of crashes, illegal moves and Elo."""
+"""bench/match.py itself: its bookkeeping of crashes, illegal moves and Elo, the pentanomial
+counts and SPRT, concurrency, and its EPD, PGN and Polyglot openings, with fake engines."""
 
 from __future__ import annotations
 
 import math
+import re
+import struct
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import chess.pgn
+import chess.polyglot
 import pytest
 
 from conftest import REPO
@@ -64,3 +69,212 @@ def test_runner_writes_pgn_and_summary(tmp_path):
     # Paired: the same opening with colours swapped.
     assert games[0].headers["FEN"] == games[1].headers["FEN"]
     assert games[0].headers["White"] == games[1].headers["Black"]
+
+
+# --- Pentanomial statistics, SPRT, concurrency and opening books ---------------------------
+
+SCRIPTED = f"{sys.executable} {Path(__file__).with_name('fake_engine_scripted.py')}"
+STARTPOS = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0"
+# One opening per pair; fake_engine_scripted.py reads its fullmove number minus one as the
+# mask of who loses, giving these pairs for engine 1: DD, WD, WW, LD, LL, WL (each side loses
+# as White), WL (each loses as Black), DD.
+SCRIPT_MASKS = [0, 8, 12, 1, 3, 5, 10, 0]
+SCRIPT_PENTA = [1, 1, 4, 1, 1]  # LL, LD, DD+WL (2 + 2), WD, WW
+
+
+def run_match(capsys, *args: str) -> tuple[list[str], dict[str, str]]:
+    """Runs bench/match.py in this process; returns its output lines and the summary fields."""
+    assert match.main(list(args)) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[-1].startswith("summary: "), lines[-1]
+    return lines, dict(f.split("=", 1) for f in lines[-1].split()[1:])
+
+
+def scripted_openings(tmp_path: Path) -> Path:
+    epd = tmp_path / "scripted.epd"
+    epd.write_text("".join(f"{STARTPOS} {mask + 1}\n" for mask in SCRIPT_MASKS))
+    return epd
+
+
+# fastchess's app/tests/sprt_test.cpp (fastchess Stats(LL, LD, WL, DD, WD, WW); here DD+WL is
+# one count). Its degenerate all-WW case is left out: its value changed between fastchess
+# versions, being a matter of how the zero counts are regularized and when iteration stops.
+@pytest.mark.parametrize("penta,elo0,elo1,model,llr", [
+    ([365, 16618, 36029 + 200, 16974, 390], 0, 2, "normalized", 2.25),
+    ([127, 4883, 10311 + 401, 5150, 104], -1.75, 0.25, "normalized", 3.01),
+    ([223, 9863, 20279 + 1000, 10037, 246], 0.5, 2.5, "logistic", -3.07),
+    ([871, 26175, 55003 + 980, 26678, 821], 0, 2, "logistic", -4.98),
+])
+def test_sprt_llr_matches_fastchess(penta, elo0, elo1, model, llr):
+    assert match.sprt_llr(penta, elo0, elo1, model) == pytest.approx(llr, rel=0.01)
+
+
+def test_sprt_llr_against_hand_computation():
+    # With many pairs and close hypotheses the GSPRT is, to first order, the Brownian one
+    # (fishtest's LLR_alt2): N (s1 - s0) (2 s - s0 - s1) / (2 var), s the mean pair score.
+    penta = [100, 400, 900, 500, 100]
+    n = sum(penta)
+    s = sum(c * i / 4 for i, c in enumerate(penta)) / n
+    var = sum(c * (i / 4 - s) ** 2 for i, c in enumerate(penta)) / n
+    s0, s1 = 0.5, 1 / (1 + 10 ** (-5 / 400))
+    brownian = n * (s1 - s0) * (2 * s - s0 - s1) / (2 * var)
+    assert match.sprt_llr(penta, 0, 5, "logistic") == pytest.approx(brownian, rel=0.02)
+    # Swapping the hypotheses negates the ratio; no pairs, no evidence.
+    assert match.sprt_llr(penta, 5, 0, "normalized") == pytest.approx(-match.sprt_llr(penta, 0, 5, "normalized"))
+    assert match.sprt_llr([0] * 5, 0, 5) == 0
+    lower, upper = match.sprt_bounds(0.05, 0.05)
+    assert (lower, upper) == (pytest.approx(math.log(0.05 / 0.95)), pytest.approx(math.log(0.95 / 0.05)))
+    assert upper == pytest.approx(2.944, abs=1e-3)
+
+
+def test_pentanomial_bookkeeping_and_elo():
+    tally = match.Tally()
+    # Pairs (engine 1's score in each game): WW, WL, LW, DD, LD.
+    for score in (1, 1, 1, 0, 0, 1, 0.5, 0.5, 0, 0.5):
+        tally.add(score)
+    assert tally.penta == [0, 1, 3, 0, 1] and tally.win_loss_pairs == 2
+    assert (tally.wins, tally.draws, tally.losses) == (4, 3, 3)
+    tally.add(1)  # a lone game completes no pair and changes no pair count
+    assert tally.penta == [0, 1, 3, 0, 1]
+    # Hand computation: pair scores 0.25, 0.5 x3, 1 per game; mean 0.55, variance 0.06.
+    mean, var = 0.55, (0.3 ** 2 + 3 * 0.05 ** 2 + 0.45 ** 2) / 5
+    margin = 1.96 * math.sqrt(var / 5)
+    e, err = match.pentanomial_elo([0, 1, 3, 0, 1])
+    assert e == pytest.approx(match.elo(mean))
+    assert err == pytest.approx((match.elo(mean + margin) - match.elo(mean - margin)) / 2)
+    assert var == pytest.approx(0.06)
+    # A lone unpaired game falls back to the per-game model.
+    lone = match.Tally()
+    lone.add(0.5)
+    assert lone.elo() == (0.0, math.inf, "trinomial")  # one game: no spread to measure
+
+
+@pytest.mark.parametrize("engines,result,wins,concurrency", [
+    ((f"{FAKE} ok", f"{FAKE} illegal"), "H1", True, "1"),
+    ((f"{FAKE} illegal", f"{FAKE} ok"), "H0", False, "1"),
+    ((f"{FAKE} ok", f"{FAKE} illegal"), "H1", True, "2"),  # the games still running are not counted
+])
+def test_sprt_stops_when_decided(capsys, tmp_path, engines, result, wins, concurrency):
+    # The `illegal` fake loses every game (its third move is illegal), so each pair is WW (or LL);
+    # wide hypotheses and loose error rates make the test decide within a few pairs.
+    sprt = ("0", "100", "0.2", "0.2")
+    lines, summary = run_match(capsys, "--engine1", engines[0], "--engine2", engines[1], "--games", "40",
+                               "--tc", "5+0", "--max-plies", "20", "--sprt", *sprt, "--concurrency", concurrency,
+                               "--out", str(tmp_path / "sprt.pgn"))
+    lower, upper = match.sprt_bounds(0.2, 0.2)
+    pairs = next(k for k in range(1, 20)
+                 if not lower < match.sprt_llr([0, 0, 0, 0, k] if wins else [k, 0, 0, 0, 0], 0, 100) < upper)
+    assert summary["result"] == result
+    assert summary["games"] == str(2 * pairs) and 2 * pairs < 40, lines
+    assert summary["pentanomial"] == (f"[0,0,0,0,{pairs}]" if wins else f"[{pairs},0,0,0,0]")
+    assert summary["bounds"] == f"{lower:.2f},{upper:.2f}"
+    assert summary["illegal"] == ("0," if wins else "") + str(2 * pairs) + ("" if wins else ",0")
+    assert len([l for l in lines if l.startswith("game ")]) == 2 * pairs
+    with (tmp_path / "sprt.pgn").open() as f:
+        assert sum(1 for _ in iter(lambda: chess.pgn.read_game(f), None)) == 2 * pairs
+
+
+def test_concurrency_gives_the_same_counts_in_the_same_order(capsys, tmp_path):
+    epd = scripted_openings(tmp_path)
+    runs = {}
+    for n in (1, 2):
+        out = tmp_path / f"c{n}.pgn"
+        lines, summary = run_match(capsys, "--engine1", f"{SCRIPTED} 1", "--name1", "one",
+                                   "--engine2", f"{SCRIPTED} 2", "--name2", "two",
+                                   "--games", str(2 * len(SCRIPT_MASKS)), "--tc", "5+0", "--max-plies", "4",
+                                   "--openings", str(epd), "--concurrency", str(n), "--out", str(out))
+        with out.open() as f:
+            pgn = [(g.headers["Round"], g.headers["Result"]) for g in iter(lambda: chess.pgn.read_game(f), None)]
+        games, pairs = ([l for l in lines if l.startswith(word)] for word in ("game ", "pairs "))
+        runs[n] = games, summary, pgn, pairs
+    assert runs[1] == runs[2]
+    _, summary, pgn, pairs_line = runs[1]
+    assert summary["pentanomial"] == "[" + ",".join(map(str, SCRIPT_PENTA)) + "]"
+    assert pairs_line == ["pairs (one's view): LL 1, LD 1, DD 2 + WL 2, WD 1, WW 1"]
+    assert (summary["W"], summary["D"], summary["L"]) == ("5", "6", "5")
+    assert (summary["illegal"], summary["timeloss"], summary["crash"]) == ("5,5", "0,0", "0,0")
+    assert [r for r, _ in pgn] == [str(g) for g in range(1, 2 * len(SCRIPT_MASKS) + 1)]
+
+
+def test_games_finishing_out_of_order_are_reported_in_order():
+    started = []
+
+    def play(g, abort):
+        started.append(g)
+        time.sleep(0.05 if g % 3 == 0 else 0.001)  # later games overtake every third one
+        return g
+
+    results = match.play_in_order(12, play, concurrency=3)
+    assert [next(results) for _ in range(6)] == [(g, g) for g in range(6)]
+    results.close()  # as when the SPRT decides: the games not started are cancelled
+    assert len(started) < 12
+
+
+def test_pgn_openings_are_played_from_their_moves(capsys, tmp_path):
+    book = tmp_path / "book.pgn"
+    book.write_text('[Event "a"]\n\n1. e4 e5 2. Nf3 Nc6 *\n\n'
+                    '[Event "b"]\n[FEN "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1"]\n[SetUp "1"]\n\n1. Kd2 Kd7 *\n')
+    out = tmp_path / "games.pgn"
+    lines, summary = run_match(capsys, "--engine1", f"{FAKE} ok", "--engine2", f"{FAKE} ok", "--games", "4",
+                               "--tc", "5+0", "--max-plies", "2", "--openings", str(book), "--book-plies", "3",
+                               "--out", str(out))
+    games = []
+    with out.open() as f:
+        while (g := chess.pgn.read_game(f)) is not None:
+            games.append(g)
+    assert len(games) == 4 and summary["games"] == "4"
+    first = [[m.uci() for m in g.mainline_moves()] for g in games]
+    # Cut to 3 plies, the same line for both games of a pair, then 2 plies of the engines.
+    assert first[0][:3] == first[1][:3] == ["e2e4", "e7e5", "g1f3"] and len(first[0]) == 5
+    assert first[2][:2] == first[3][:2] == ["e1d2", "e8d7"] and len(first[2]) == 4
+    assert games[2].headers["FEN"] == "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1"
+    assert [n.comment for n in games[0].mainline()][:4] == ["book", "book", "book", ""]
+
+
+def write_polyglot(path: Path, lines: dict[str, list[tuple[str, int]]]) -> None:
+    """A Polyglot book: for the position after each space-separated UCI line, moves and weights."""
+    entries = []
+    for line, moves in lines.items():
+        board = chess.Board()
+        for uci in line.split():
+            board.push_uci(uci)
+        for uci, weight in moves:
+            m = chess.Move.from_uci(uci)
+            raw = m.to_square | m.from_square << 6  # Polyglot's move: to, from, (no promotion)
+            entries.append(struct.pack(">QHHI", chess.polyglot.zobrist_hash(board), raw, weight, 0))
+    path.write_bytes(b"".join(sorted(entries)))
+
+
+def test_polyglot_book_lines_are_weighted_seeded_and_shared_by_a_pair(capsys, tmp_path):
+    bin_ = tmp_path / "book.bin"
+    write_polyglot(bin_, {"": [("e2e4", 1), ("d2d4", 1)], "e2e4": [("c7c5", 1)], "d2d4": [("g8f6", 3), ("d7d5", 1)]})
+    book = match.OpeningBook(bin_, plies=4, seed=7)
+    lines = [book.for_pair(k).moves for k in range(40)]
+    assert lines == [match.OpeningBook(bin_, plies=4, seed=7).for_pair(k).moves for k in range(40)]
+    assert set(lines) == {("e2e4", "c7c5"), ("d2d4", "g8f6"), ("d2d4", "d7d5")}  # ends where the book does
+    assert lines != [match.OpeningBook(bin_, plies=4, seed=8).for_pair(k).moves for k in range(40)]
+    out = tmp_path / "games.pgn"
+    run_match(capsys, "--engine1", f"{FAKE} ok", "--engine2", f"{FAKE} ok", "--games", "4", "--tc", "5+0",
+              "--max-plies", "2", "--openings", str(bin_), "--book-plies", "1", "--seed", "7", "--out", str(out))
+    with out.open() as f:
+        played = [[m.uci() for m in g.mainline_moves()] for g in iter(lambda: chess.pgn.read_game(f), None)]
+    assert [p[:1] for p in played] == [list(book.for_pair(k // 2).moves[:1]) for k in range(4)]
+
+
+SUMMARY = re.compile(r"summary: games=\d+ W=\d+ D=\d+ L=\d+ score=\d+\.\d% elo=[+-](\d+\.\d|inf) err=(\d+\.\d|inf) "
+                     r"pentanomial=\[\d+,\d+,\d+,\d+,\d+\]( llr=-?\d+\.\d\d bounds=-?\d+\.\d\d,-?\d+\.\d\d "
+                     r"result=(H0|H1|inconclusive))? illegal=\d+,\d+ timeloss=\d+,\d+ crash=\d+,\d+")
+
+
+def test_summary_line_format():
+    tally = match.Tally()
+    for score, fault in ((1, (2, "crash")), (0.5, None), (0, (1, "timeloss"))):
+        tally.add(score, fault)
+    plain = match.summary_line(tally, None, None)
+    assert SUMMARY.fullmatch(plain), plain
+    assert "llr" not in plain and " crash=0,1" in plain and " timeloss=1,0" in plain
+    assert "pentanomial=[0,0,0,1,0]" in plain and "games=3 W=1 D=1 L=1 score=50.0%" in plain
+    sprt = match.Sprt(0, 5, 0.05, 0.05)
+    with_sprt = match.summary_line(tally, sprt, sprt.llr(tally.penta))
+    assert SUMMARY.fullmatch(with_sprt), with_sprt
+    assert " bounds=-2.94,2.94 result=inconclusive " in with_sprt
