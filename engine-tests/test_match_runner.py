@@ -278,3 +278,40 @@ def test_summary_line_format():
     with_sprt = match.summary_line(tally, sprt, sprt.llr(tally.penta))
     assert SUMMARY.fullmatch(with_sprt), with_sprt
     assert " bounds=-2.94,2.94 result=inconclusive " in with_sprt
+
+
+def _ladder():
+    import ladder  # bench/ is on sys.path (above)
+
+    return ladder
+
+
+def test_ladder_reads_summaries_and_weights_the_informative_levels(tmp_path):
+    ladder = _ladder()
+    log = tmp_path / "x.log"
+    log.write_text("game 1/2: ...\nsummary: games=40 W=10 D=10 L=20 score=37.5% elo=-88.7 err=100.0 "
+                   "pentanomial=[5,5,5,3,2] illegal=0,0 timeloss=0,0 crash=0,0\n")
+    s = ladder.read_summary(log)
+    assert (s["games"], s["W"], s["D"], s["L"], s["score"], s["elo"], s["err"]) == (40, 10, 10, 20, 37.5, -88.7, 100.0)
+    assert ladder.read_summary(tmp_path / "missing.log") is None
+    even = {"score": 50.0, "elo": 0.0, "err": 100.0}
+    # Two equally precise levels: the mean of their two readings, with a margin shrunk by sqrt(2).
+    rating, margin = ladder.combined([(1800, even), (2100, {"score": 20.0, "elo": -240.0, "err": 100.0})])
+    assert rating == pytest.approx((1800 + 1860) / 2)
+    assert margin == pytest.approx(100 / math.sqrt(2))
+    # A level won outright tells no rating and is left out.
+    assert ladder.combined([(1500, {"score": 100.0, "elo": math.inf, "err": math.inf})]) is None
+
+
+def test_ladder_resumes_without_replaying_finished_levels(tmp_path):
+    for level, line in ((1800, "W=20 D=0 L=20 score=50.0% elo=+0.0 err=90.0"),
+                        (2100, "W=8 D=0 L=32 score=20.0% elo=-240.8 err=90.0")):
+        (tmp_path / f"ladder-t-sf{level}.log").write_text(
+            f"summary: games=40 {line} pentanomial=[0,0,20,0,0] illegal=0,0 timeloss=0,0 crash=0,0\n")
+    r = subprocess.run([sys.executable, str(REPO / "bench" / "ladder.py"), "--levels", "1800", "2100",
+                        "--tag", "t", "--results", str(tmp_path), "--stockfish", "/nonexistent-stockfish"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout.count("already played") == 2 and "match.py" not in r.stdout
+    assert "| 1800 | 40 | 20 / 0 / 20 | 50.0% | 1800 ± 90 |" in r.stdout
+    assert "estimate: Cerise ≈ 1830 ± 64" in r.stdout
