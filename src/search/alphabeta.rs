@@ -10,6 +10,7 @@ use super::params::{
     RFP_MARGIN, RFP_MAX_DEPTH,
 };
 use super::qsearch::qsearch;
+use super::reductions::late_move_reduction;
 use super::score::{mated_in, DRAW, INFINITY, MATE_BOUND};
 use super::thread::{Child, ThreadData};
 use super::tt::{find_move, pack_move, TtBound};
@@ -274,7 +275,9 @@ pub fn search_child(
         && !is_noisy(&child.mv)
         && !child.pos.is_check();
     let reduction = if reducible {
-        1 + i32::from(new_depth >= 5 && move_number >= 8)
+        let pv_node = beta - alpha > 1;
+        // At least one ply (what made the move reducible), and never into quiescence.
+        late_move_reduction(new_depth + 1, move_number, pv_node).clamp(1, new_depth - 1)
     } else {
         0
     };

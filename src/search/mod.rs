@@ -8,6 +8,7 @@ pub mod limits;
 pub mod ordering;
 pub mod params;
 pub mod qsearch;
+pub mod reductions;
 pub mod report;
 pub mod root;
 pub mod score;

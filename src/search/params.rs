@@ -33,6 +33,10 @@ pub const HISTORY_MAX: i32 = 16_384;
 pub const LMR_MIN_DEPTH: i32 = 3;
 /// … and only after this many moves have been searched at full depth.
 pub const LMR_FULL_MOVES: usize = 3;
+/// The reduction of the n-th move at depth d is `LMR_BASE + ln d · ln n / LMR_DIVISOR` plies
+/// (the logarithmic table of Stockfish and most engines since), one less at a PV node.
+pub const LMR_BASE: f64 = 0.75;
+pub const LMR_DIVISOR: f64 = 2.25;
 
 /// Reverse futility pruning: at a non-PV node of depth ≤ this, out of check, whose static
 /// eval beats beta by the margin per ply of depth, the node returns its static eval without
