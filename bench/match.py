@@ -698,8 +698,19 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return args
 
 
+def stop_on_signals() -> None:
+    """A match stopped by Ctrl-C or `kill` (SIGTERM) still reports the games it finished.
+    SIGINT is set explicitly because a shell starts background jobs with it ignored."""
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.signal(signal.SIGTERM, interrupt)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    stop_on_signals()
     sprt = Sprt(*args.sprt, model=args.sprt_model) if args.sprt else None
     book = OpeningBook(args.openings, args.book_plies, args.seed)
     options1, options2 = parse_options(args.opt1), parse_options(args.opt2)

@@ -1,5 +1,6 @@
 """A misbehaving UCI engine for testing bench/match.py: plays the first legal move, except
-that its third `go` does what argv[1] says (crash, illegal, hang, or nothing special)."""
+that its third `go` does what argv[1] says (crash, illegal, hang, or nothing special), or,
+with `slow`, every move takes 0.2 s."""
 
 import sys
 import time
@@ -35,6 +36,8 @@ for line in sys.stdin:
             continue
         if searches == 3 and mode == "hang":
             time.sleep(600)
+        if mode == "slow":
+            time.sleep(0.2)
         print("bestmove " + next(iter(board.legal_moves)).uci(), flush=True)
     elif words[0] == "quit":
         break

@@ -315,3 +315,25 @@ def test_ladder_resumes_without_replaying_finished_levels(tmp_path):
     assert r.stdout.count("already played") == 2 and "match.py" not in r.stdout
     assert "| 1800 | 40 | 20 / 0 / 20 | 50.0% | 1800 ± 90 |" in r.stdout
     assert "estimate: Cerise ≈ 1830 ± 64" in r.stdout
+
+
+def test_a_killed_match_still_reports_its_finished_games(tmp_path):
+    # Slow fake engines (each move takes 0.2 s) so that the match is still running when killed.
+    slow = f"{sys.executable} {Path(__file__).with_name('fake_engine.py')} slow"
+    proc = subprocess.Popen(
+        [sys.executable, "-u", str(REPO / "bench" / "match.py"), "--engine1", slow, "--engine2", slow,
+         "--games", "40", "--tc", "60+0", "--max-plies", "4"],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
+    )
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        if line.startswith("game   2/"):
+            break
+    proc.terminate()
+    out = proc.stdout.read()
+    assert proc.wait(timeout=60) == 0, out
+    assert "interrupted" in out, out
+    summary = [line for line in out.splitlines() if line.startswith("summary: ")]
+    assert summary and "games=" in summary[0], out
+    games = int(summary[0].split("games=")[1].split()[0])
+    assert 2 <= games < 40, out
