@@ -83,8 +83,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--results", type=Path, default=HERE / "results", help="folder of the logs and PGNs")
     args = ap.parse_args(argv)
     for level in args.levels:
-        if not 1320 <= level <= 3190:
-            ap.error(f"UCI_Elo {level} is outside Stockfish 15.1's range 1320-3190")
+        if not 1350 <= level <= 2850:
+            ap.error(f"UCI_Elo {level} is outside Stockfish 15.1's range 1350-2850")
     stockfish = find_stockfish(args.stockfish)
     results = args.results
     results.mkdir(parents=True, exist_ok=True)
