@@ -77,6 +77,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--levels", type=int, nargs="+", default=[1500, 1800, 2100, 2400, 2700])
     ap.add_argument("--games", type=int, default=40, help="games per level (default 40)")
     ap.add_argument("--tc", default="10+0.1")
+    ap.add_argument("--concurrency", type=int, default=1,
+                    help="games at once (default 1); at most the core count, one thinking engine per core")
     ap.add_argument("--openings", default=str(HERE / "openings.epd"))
     ap.add_argument("--tag", default=datetime.date.today().isoformat(),
                     help="names the result files (default: today's date); the same tag resumes a ladder")
@@ -100,6 +102,7 @@ def main(argv: list[str] | None = None) -> int:
                    "--opt2", "UCI_LimitStrength=true", "--opt2", f"UCI_Elo={level}",
                    "--opt2", "Threads=1", "--opt2", "Hash=16",
                    "--games", str(args.games), "--tc", args.tc, "--openings", args.openings,
+                   "--concurrency", str(args.concurrency),
                    "--out", str(stem.with_suffix(".pgn"))]
             for opt in args.opt:
                 cmd += ["--opt1", opt]
