@@ -93,8 +93,9 @@ def main(argv: list[str] | None = None) -> int:
 
     rows = []
     for level in args.levels:
-        stem = results / f"ladder-{args.tag}-sf{level}"
-        log = stem.with_suffix(".log")
+        # Names built whole: Path.with_suffix would cut a tag that holds a dot ("v1.2").
+        stem = f"ladder-{args.tag}-sf{level}"
+        log, pgn = results / f"{stem}.log", results / f"{stem}.pgn"
         summary = read_summary(log)
         if summary is None:
             cmd = [sys.executable, str(HERE / "match.py"), "--engine1", args.engine, "--name1", "Cerise",
@@ -103,11 +104,11 @@ def main(argv: list[str] | None = None) -> int:
                    "--opt2", "Threads=1", "--opt2", "Hash=16",
                    "--games", str(args.games), "--tc", args.tc, "--openings", args.openings,
                    "--concurrency", str(args.concurrency),
-                   "--out", str(stem.with_suffix(".pgn"))]
+                   "--out", str(pgn)]
             for opt in args.opt:
                 cmd += ["--opt1", opt]
             print(f"[ladder] UCI_Elo {level}: {' '.join(cmd)}", flush=True)
-            stem.with_suffix(".pgn").unlink(missing_ok=True)
+            pgn.unlink(missing_ok=True)
             with open(log, "w") as out:
                 proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
                 assert proc.stdout is not None

@@ -306,10 +306,10 @@ def test_ladder_reads_summaries_and_weights_the_informative_levels(tmp_path):
 def test_ladder_resumes_without_replaying_finished_levels(tmp_path):
     for level, line in ((1800, "W=20 D=0 L=20 score=50.0% elo=+0.0 err=90.0"),
                         (2100, "W=8 D=0 L=32 score=20.0% elo=-240.8 err=90.0")):
-        (tmp_path / f"ladder-t-sf{level}.log").write_text(
+        (tmp_path / f"ladder-v1.2-sf{level}.log").write_text(
             f"summary: games=40 {line} pentanomial=[0,0,20,0,0] illegal=0,0 timeloss=0,0 crash=0,0\n")
     r = subprocess.run([sys.executable, str(REPO / "bench" / "ladder.py"), "--levels", "1800", "2100",
-                        "--tag", "t", "--results", str(tmp_path), "--stockfish", "/nonexistent-stockfish"],
+                        "--tag", "v1.2", "--results", str(tmp_path), "--stockfish", "/nonexistent-stockfish"],
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stdout + r.stderr
     assert r.stdout.count("already played") == 2 and "match.py" not in r.stdout
