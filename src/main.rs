@@ -76,6 +76,7 @@ enum Cmd {
     Train(cerise::train::TrainArgs),
     /// Net quality report on held-out test games.
     Evalnet(cerise::train::evalnet::EvalnetArgs),
+
     /// Network files.
     Net {
         #[command(subcommand)]
@@ -350,7 +351,7 @@ fn compare_backends(
 fn fresh_net(preset: &str) -> Result<cerise::net::NetFile, String> {
     let meta = cerise::net::NetMeta::for_preset(preset).map_err(|e| e.to_string())?;
     let vs = tch::nn::VarStore::new(tch::Device::Cpu);
-    let _mlp = cerise::net::init::seeded(0, || cerise::net::Mlp::new(&vs.root(), &meta.arch));
+    let _net = cerise::net::init::seeded(0, || cerise::net::NetModule::new(&vs.root(), &meta.arch));
     cerise::net::NetFile::from_varstore(meta, &vs).map_err(|e| e.to_string())
 }
 

@@ -57,7 +57,12 @@ fn start_net(
     config: NetEvaluatorConfig,
 ) -> Result<Arc<dyn Evaluator>, String> {
     let fail = |e: NetError| format!("cannot load EvalFile '{origin}': {e}");
-    match config.backend.resolve(device)? {
+    let mut backend = config.backend.resolve(device)?;
+    // Auto means "the fastest that runs this net": the native code runs only the MLPs.
+    if config.backend == Backend::Auto && net.meta.arch.mlp().is_none() {
+        backend = Backend::Torch;
+    }
+    match backend {
         Backend::Native if config.precision != Precision::Fp32 => Err(format!(
             "Precision {} needs the torch backend on a CUDA device; the native backend runs \
              fp32",
@@ -94,6 +99,27 @@ mod tests {
             e.contains("/nonexistent/net.safetensors") && e.contains("no net file"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn a_cnn_net_runs_on_torch_and_native_says_why_it_cannot() {
+        let dir = std::env::temp_dir().join(format!("cerise-evalfile-cnn-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("mocha.safetensors");
+        crate::net::init_net("mocha", 1, &path).unwrap();
+        let spec = path.to_str().unwrap();
+        let eval = load_evaluator(spec, DeviceChoice::Cpu).expect("auto runs a cnn on torch");
+        assert_eq!(eval.info().backend, Some(Backend::Torch));
+        let native = NetEvaluatorConfig {
+            backend: Backend::Native,
+            ..NetEvaluatorConfig::default()
+        };
+        let e = match load_evaluator_with(spec, DeviceChoice::Cpu, native) {
+            Ok(_) => panic!("the native backend ran a cnn"),
+            Err(e) => e,
+        };
+        assert!(e.contains("only mlp") && e.contains("Backend torch"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

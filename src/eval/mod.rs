@@ -99,21 +99,25 @@ pub trait Evaluator: Send + Sync {
     }
 }
 
-/// The `eval` breakdown of a net evaluator: the raw network output (for the side that just
-/// moved, `net::mlp`'s convention), its scale, and the score.
+/// The `eval` breakdown of a net evaluator: the raw network output in its family's
+/// convention (`raw_sign` −1: an MLP's f, for the side that just moved; +1: a CNN's logit,
+/// for the side to move), its scale, and the score.
 pub fn net_breakdown(
     eval: &dyn Evaluator,
     board: &CompactBoard,
     cp_per_unit: f32,
+    raw_sign: f32,
 ) -> Result<Vec<(String, f32)>, EvalError> {
     let mut out = Vec::with_capacity(1);
     eval.evaluate(std::slice::from_ref(board), &mut out)?;
     let score = out[0];
+    let raw_name = if raw_sign < 0.0 {
+        "raw f (side that just moved)"
+    } else {
+        "raw logit (side to move wins)"
+    };
     Ok(vec![
-        (
-            "raw f (side that just moved)".to_string(),
-            -score / cp_per_unit,
-        ),
+        (raw_name.to_string(), raw_sign * score / cp_per_unit),
         ("cp_per_unit".to_string(), cp_per_unit),
         ("score (side to move, cp)".to_string(), score),
     ])

@@ -179,7 +179,8 @@ mod tests {
     fn measures_a_small_net_briefly() {
         let meta = NetMeta::for_preset("small").expect("preset");
         let vs = tch::nn::VarStore::new(tch::Device::Cpu);
-        let _mlp = crate::net::init::seeded(1, || crate::net::Mlp::new(&vs.root(), &meta.arch));
+        let _net =
+            crate::net::init::seeded(1, || crate::net::NetModule::new(&vs.root(), &meta.arch));
         let net = NetFile::from_varstore(meta, &vs).expect("copies out");
         let config = ThroughputConfig {
             backend: Backend::Torch,

@@ -28,7 +28,7 @@ pub enum NetError {
         supported: u32,
     },
     #[error(
-        "{origin} has architecture `{found}`, this engine runs `mlp` and `mlp-antisym`; use a matching engine"
+        "{origin} has architecture `{found}`, this engine runs `mlp`, `mlp-antisym` and `cnn`; use a matching engine"
     )]
     UnknownArch { origin: String, found: String },
     #[error("{origin} has invalid metadata `{key}` = {value:?}: {reason}")]
@@ -38,7 +38,7 @@ pub enum NetError {
         value: String,
         reason: String,
     },
-    #[error("{origin} was trained on input encoding `{file}`, this engine encodes boards as `{engine}`; retrain the net on `{engine}` or use a matching engine")]
+    #[error("{origin} was trained on input encoding `{file}`, but its architecture reads `{engine}`; retrain the net on `{engine}` or use a matching engine")]
     EncodingMismatch {
         origin: String,
         file: String,

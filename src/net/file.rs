@@ -1,9 +1,9 @@
-//! The net file: safetensors holding `l{i}.weight` / `l{i}.bias` as F32, plus metadata that
-//! says exactly what the weights mean. Loading checks all of it; a net that does not match
+//! The net file: safetensors holding a family's tensors as F32 (`l{i}.weight` / `l{i}.bias`
+//! for an MLP, `conv1.weight` … for a CNN), plus metadata that says exactly what the weights
+//! mean. Loading checks all of it; a net that does not match
 //! this engine is refused with a [`NetError`], never replaced by random weights.
 
-use super::{Arch, Form, NetError};
-use crate::chess::ENCODING_NAME;
+use super::{Arch, CnnArch, Form, ModelArch, NetError};
 use safetensors::{Dtype, SafeTensors};
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
@@ -20,8 +20,8 @@ pub const DEFAULT_CP_PER_UNIT: f32 = 100.0;
 pub struct NetMeta {
     /// The preset the shape came from, or any label for a custom shape.
     pub preset: String,
-    pub arch: Arch,
-    /// The board encoding the net was trained on; must equal [`ENCODING_NAME`] to load.
+    pub arch: ModelArch,
+    /// The board encoding the net was trained on; must equal `arch.encoding()` to load.
     pub encoding: String,
     /// Centipawns per unit of raw network output (see the sign convention in `mlp`).
     pub cp_per_unit: f32,
@@ -31,24 +31,29 @@ pub struct NetMeta {
 impl NetMeta {
     /// Metadata for a fresh net of a preset, on this engine's encoding.
     pub fn for_preset(preset: &str) -> Result<Self, NetError> {
+        let arch = ModelArch::preset(preset)?;
         Ok(NetMeta {
             preset: preset.to_ascii_lowercase(),
-            arch: Arch::preset(preset)?,
-            encoding: ENCODING_NAME.to_string(),
+            encoding: arch.encoding().to_string(),
+            arch,
             cp_per_unit: DEFAULT_CP_PER_UNIT,
             description: None,
         })
     }
 
     fn to_pairs(&self) -> Vec<(&'static str, String)> {
+        let shape = match &self.arch {
+            ModelArch::Mlp(a) => ("widths", a.widths_string()),
+            ModelArch::Cnn(c) => ("layers", c.spec()),
+        };
         let mut pairs = vec![
-            ("arch", self.arch.form.file_name().to_string()),
+            ("arch", self.arch.family_name().to_string()),
             ("cp_per_unit", self.cp_per_unit.to_string()),
             ("encoding", self.encoding.clone()),
             ("format", FORMAT_NAME.to_string()),
             ("format_version", FORMAT_VERSION.to_string()),
             ("preset", self.preset.clone()),
-            ("widths", self.arch.widths_string()),
+            shape,
         ];
         if let Some(d) = &self.description {
             pairs.push(("description", d.clone()));
@@ -82,10 +87,10 @@ pub fn content_id(bytes: &[u8]) -> String {
 }
 
 impl NetFile {
-    /// Copies the parameters out of a VarStore built by [`super::Mlp::new`].
+    /// Copies the parameters out of a VarStore built by [`super::NetModule::new`].
     pub fn from_varstore(meta: NetMeta, vs: &VarStore) -> Result<Self, NetError> {
         let vars = vs.variables();
-        let widths = meta.arch.widths_string();
+        let widths = meta.arch.describe();
         let expected = meta.arch.tensor_shapes();
         if let Some(extra) = vars.keys().find(|k| !expected.iter().any(|(n, _)| n == *k)) {
             return Err(NetError::UnexpectedTensor {
@@ -159,11 +164,11 @@ impl NetFile {
         Ok(bytes)
     }
 
-    /// Overwrites every parameter of a VarStore built by [`super::Mlp::new`] with this net's
+    /// Overwrites every parameter of a VarStore built by [`super::NetModule::new`] with this net's
     /// weights; the VarStore must have exactly this net's tensors.
     pub fn copy_into(&self, vs: &VarStore) -> Result<(), NetError> {
         let vars = vs.variables();
-        let widths = self.meta.arch.widths_string();
+        let widths = self.meta.arch.describe();
         if vars.len() != self.tensors.len() {
             return Err(NetError::BadConfig(format!(
                 "the VarStore has {} tensors, the net {} (widths {widths})",
@@ -192,7 +197,7 @@ impl NetFile {
     }
 }
 
-/// Serialises a VarStore built by [`super::Mlp::new`] with its metadata.
+/// Serialises a VarStore built by [`super::NetModule::new`] with its metadata.
 pub fn to_bytes(meta: &NetMeta, vs: &VarStore) -> Result<Vec<u8>, NetError> {
     NetFile::from_varstore(meta.clone(), vs)?.to_bytes()
 }
@@ -242,7 +247,7 @@ pub fn load_bytes(bytes: &[u8], origin: &str) -> Result<NetFile, NetError> {
     let empty = HashMap::new();
     let md = header.metadata().as_ref().unwrap_or(&empty);
     let meta = parse_meta(md, origin)?;
-    let widths = meta.arch.widths_string();
+    let widths = meta.arch.describe();
 
     let expected = meta.arch.tensor_shapes();
     if let Some(extra) = st
@@ -327,21 +332,34 @@ fn parse_meta(md: &HashMap<String, String>, origin: &str) -> Result<NetMeta, Net
         });
     }
     let arch_name = get("arch").unwrap_or(&missing);
-    let Some(form) = Form::from_file_name(arch_name) else {
+    let arch = if let Some(form) = Form::from_file_name(arch_name) {
+        let widths_text = get("widths").ok_or_else(|| {
+            bad(
+                "widths",
+                "",
+                "missing; it lists the layer widths, e.g. 768,256,32,1".to_string(),
+            )
+        })?;
+        let arch = Arch::parse_widths(widths_text, form)
+            .map_err(|e| bad("widths", widths_text, e.to_string()))?;
+        ModelArch::Mlp(arch)
+    } else if arch_name == super::family::CNN_FAMILY {
+        let spec = get("layers").ok_or_else(|| {
+            bad(
+                "layers",
+                "",
+                "missing; it describes the layers, e.g. in=mocha7 c1=400x4 pool c2=200x2 fc=70"
+                    .to_string(),
+            )
+        })?;
+        let arch = CnnArch::parse(spec).map_err(|e| bad("layers", spec, e.to_string()))?;
+        ModelArch::Cnn(arch)
+    } else {
         return Err(NetError::UnknownArch {
             origin: origin.to_string(),
             found: arch_name.clone(),
         });
     };
-    let widths_text = get("widths").ok_or_else(|| {
-        bad(
-            "widths",
-            "",
-            "missing; it lists the layer widths, e.g. 768,256,32,1".to_string(),
-        )
-    })?;
-    let arch = Arch::parse_widths(widths_text, form)
-        .map_err(|e| bad("widths", widths_text, e.to_string()))?;
     let encoding = get("encoding").ok_or_else(|| {
         bad(
             "encoding",
@@ -349,11 +367,11 @@ fn parse_meta(md: &HashMap<String, String>, origin: &str) -> Result<NetMeta, Net
             "missing; it names the board encoding".to_string(),
         )
     })?;
-    if encoding != ENCODING_NAME {
+    if encoding != arch.encoding() {
         return Err(NetError::EncodingMismatch {
             origin: origin.to_string(),
             file: encoding.clone(),
-            engine: ENCODING_NAME.to_string(),
+            engine: arch.encoding().to_string(),
         });
     }
     let cp_text = get("cp_per_unit").ok_or_else(|| {
@@ -433,6 +451,7 @@ fn json_string(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::chess::ENCODING_NAME;
     use crate::net::init::seeded;
     use crate::net::{init_net, Mlp};
     use tch::{Device, Kind};
@@ -537,8 +556,9 @@ mod tests {
     fn save_load_gives_identical_outputs() {
         let meta = NetMeta::for_preset("small").expect("preset exists");
         let vs = VarStore::new(Device::Cpu);
+        let arch = meta.arch.mlp().expect("an mlp preset");
         let (mlp, x) = seeded(3, || {
-            let mlp = Mlp::new(&vs.root(), &meta.arch);
+            let mlp = Mlp::new(&vs.root(), arch);
             (mlp, Tensor::rand([16, 768], (Kind::Float, Device::Cpu)))
         });
         let path = temp_path("roundtrip.st");
@@ -546,7 +566,7 @@ mod tests {
 
         let net = load(&path).expect("loads");
         let vs2 = VarStore::new(Device::Cpu);
-        let mlp2 = Mlp::new(&vs2.root(), &net.meta.arch);
+        let mlp2 = Mlp::new(&vs2.root(), net.meta.arch.mlp().expect("an mlp"));
         net.copy_into(&vs2).expect("copies");
 
         let (y1, y2) = tch::no_grad(|| (mlp.forward(&x), mlp2.forward(&x)));
@@ -660,6 +680,67 @@ mod tests {
             matches!(e, NetError::BadMetadata { ref key, .. } if key == "l2.bias"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn a_cnn_net_round_trips_and_its_metadata_is_checked() {
+        for preset in ["mocha", "mocha-relu-bn"] {
+            let path = temp_path(&format!("{preset}.st"));
+            init_net(preset, 3, &path).expect("init works");
+            let net = load(&path).expect("a fresh cnn loads");
+            assert_eq!(net.meta, NetMeta::for_preset(preset).expect("preset"));
+            assert_eq!(net.meta.arch.family_name(), "cnn");
+            let vs = VarStore::new(Device::Cpu);
+            crate::net::NetModule::zeroed(&vs.root(), &net.meta.arch);
+            net.copy_into(&vs).expect("copies into a zeroed module");
+            let back = NetFile::from_varstore(net.meta.clone(), &vs).expect("copies out");
+            assert_eq!(back.tensors, net.tensors, "{preset}");
+        }
+        let path = temp_path("mocha.st");
+        let t = raw_tensors(&load(&path).expect("loads"));
+        let spec = "in=mocha7 c1=400x4 pool c2=200x2 fc=70 fc_act=sigmoid dropout=0.2";
+        let pairs = |layers: &'static str, encoding: &'static str| {
+            let mut p = vec![
+                ("format", FORMAT_NAME),
+                ("format_version", "1"),
+                ("arch", "cnn"),
+                ("preset", "mocha"),
+                ("cp_per_unit", "100"),
+                ("encoding", encoding),
+            ];
+            if !layers.is_empty() {
+                p.push(("layers", layers));
+            }
+            p
+        };
+        assert!(load_bytes(&craft(&pairs(spec, "mocha7-abs-v1"), &t), "ok").is_ok());
+        let e = err_of(&craft(&pairs(spec, ENCODING_NAME), &t));
+        assert!(
+            matches!(e, NetError::EncodingMismatch { ref engine, .. } if engine == "mocha7-abs-v1"),
+            "{e}"
+        );
+        let e = err_of(&craft(&pairs("", "mocha7-abs-v1"), &t));
+        assert!(
+            matches!(e, NetError::BadMetadata { ref key, .. } if key == "layers"),
+            "{e}"
+        );
+        let e = err_of(&craft(
+            &pairs("in=mocha7 c1=400x4 c2=9x99", "mocha7-abs-v1"),
+            &t,
+        ));
+        assert!(
+            matches!(e, NetError::BadMetadata { ref key, .. } if key == "layers"),
+            "{e}"
+        );
+        let wider = "in=mocha7 c1=400x4 pool c2=200x2 fc=71 fc_act=sigmoid dropout=0.2";
+        let e = err_of(&craft(&pairs(wider, "mocha7-abs-v1"), &t));
+        assert!(
+            matches!(e, NetError::ShapeMismatch { ref name, .. } if name.starts_with("fc")),
+            "{e}"
+        );
+        // CNN weights under MLP metadata are refused, not half-loaded.
+        let e = err_of(&craft(&good_pairs(), &t));
+        assert!(matches!(e, NetError::UnexpectedTensor { .. }), "{e}");
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! Creating a fresh, randomly initialised net file.
 
-use super::{file, Mlp, NetError, NetMeta};
+use super::{file, NetError, NetMeta, NetModule};
 use std::path::Path;
 use tch::nn::VarStore;
 
@@ -15,7 +15,7 @@ pub fn init_net(preset: &str, seed: u64, out: &Path) -> Result<String, NetError>
     let meta = NetMeta::for_preset(preset)?;
     let vs = seeded(seed, || {
         let vs = VarStore::new(tch::Device::Cpu);
-        Mlp::new(&vs.root(), &meta.arch);
+        NetModule::new(&vs.root(), &meta.arch);
         vs
     });
     file::save(out, &meta, &vs)

@@ -133,8 +133,8 @@ pub fn restore(checkpoint: &Path, net: &TrainNet, optim: &mut Optimiser) -> Resu
             "checkpoint {} holds a {} net, the config asks for {}; use another out_dir or the \
              checkpoint's preset",
             checkpoint.display(),
-            file.meta.arch.widths_string(),
-            net.arch().widths_string()
+            file.meta.arch.describe(),
+            net.arch().describe()
         );
     }
     file.copy_into(&net.vs)?;

@@ -1,11 +1,12 @@
-//! The engine's [`Mlp`] in a trainable VarStore, with a sparse first layer.
+//! The engine's model of any family in a trainable VarStore; an MLP trains with a sparse
+//! first layer.
 //!
 //! A board sets at most 32 of its 768 inputs, so training uses the engine's sparse first
 //! layer (`crate::net::sparse`); the parameters are still the `Mlp`'s own, so the file the
 //! engine loads is unchanged, and the result equals the dense forward.
 
 use crate::chess::{CompactBoard, ENCODING_WIDTH};
-use crate::net::{Arch, Mlp, NetFile, NetMeta};
+use crate::net::{Mlp, ModelArch, NetFile, NetMeta, NetModule};
 use anyhow::{Context, Result};
 use tch::nn::VarStore;
 use tch::{Device, Kind, Tensor};
@@ -25,30 +26,30 @@ pub fn dense_input(boards: &[CompactBoard], device: Device) -> Tensor {
 
 pub struct TrainNet {
     pub vs: VarStore,
-    pub mlp: Mlp,
+    pub module: NetModule,
     pub meta: NetMeta,
 }
 
 impl TrainNet {
     /// A fresh net with libtorch's default initialisation drawn under `seed`.
     pub fn fresh(meta: NetMeta, seed: u64, device: Device) -> Self {
-        let (vs, mlp) = crate::net::init::seeded(seed, || {
+        let (vs, module) = crate::net::init::seeded(seed, || {
             let vs = VarStore::new(device);
-            let mlp = Mlp::new(&vs.root(), &meta.arch);
-            (vs, mlp)
+            let module = NetModule::new(&vs.root(), &meta.arch);
+            (vs, module)
         });
-        TrainNet { vs, mlp, meta }
+        TrainNet { vs, module, meta }
     }
 
     /// A net holding the weights of a loaded file.
     pub fn from_file(net: &NetFile, device: Device) -> Result<Self> {
         let vs = VarStore::new(device);
-        let mlp = Mlp::zeroed(&vs.root(), &net.meta.arch);
+        let module = NetModule::zeroed(&vs.root(), &net.meta.arch);
         net.copy_into(&vs)
             .context("cannot copy the net's weights into the model")?;
         Ok(TrainNet {
             vs,
-            mlp,
+            module,
             meta: net.meta.clone(),
         })
     }
@@ -57,13 +58,22 @@ impl TrainNet {
         self.vs.device()
     }
 
-    pub fn arch(&self) -> &Arch {
+    pub fn arch(&self) -> &ModelArch {
         &self.meta.arch
+    }
+
+    /// The MLP; the triplet objective and `evalnet` run only MLPs, which the config and
+    /// `evalnet` check before they get here.
+    pub fn mlp(&self) -> &Mlp {
+        match self.module.mlp() {
+            Some(m) => m,
+            None => panic!("a {} net reached MLP-only code", self.arch().family_name()),
+        }
     }
 
     /// Raw scores f (see the sign convention in `crate::net::mlp`), [N].
     pub fn forward_sparse(&self, boards: &SparseBoards) -> Tensor {
-        self.mlp.forward_sparse(boards)
+        self.mlp().forward_sparse(boards)
     }
 
     /// f on boards without recording gradients, as host floats.
@@ -112,14 +122,14 @@ mod tests {
             let net = TrainNet::fresh(meta, 3, Device::Cpu);
             let b = boards();
             let sparse = net.forward_sparse(&SparseBoards::from_boards(&b));
-            let dense = net.mlp.forward(&dense_input(&b, Device::Cpu));
+            let dense = net.mlp().forward(&dense_input(&b, Device::Cpu));
             let diff = (&sparse - &dense).abs().max().double_value(&[]);
             assert!(diff < 1e-5, "{preset}: max |sparse - dense| = {diff}");
             // The sparse path must train the same parameters with the same gradients.
-            let w = &net.mlp.layers[0].ws;
+            let w = &net.mlp().layers[0].ws;
             sparse.sum(Kind::Float).backward();
             let g_sparse = w.grad().copy();
-            for l in &net.mlp.layers {
+            for l in &net.mlp().layers {
                 let _ = l.ws.grad().zero_();
                 if let Some(b) = &l.bs {
                     let _ = b.grad().zero_();

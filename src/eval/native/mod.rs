@@ -129,6 +129,6 @@ impl Evaluator for NativeEvaluator {
 
     /// The raw network output (for the side that just moved), the scale, and the score.
     fn breakdown(&self, board: &CompactBoard) -> Result<Vec<(String, f32)>, EvalError> {
-        net_breakdown(self, board, self.net.cp_per_unit)
+        net_breakdown(self, board, self.net.cp_per_unit, -1.0)
     }
 }

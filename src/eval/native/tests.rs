@@ -154,7 +154,7 @@ fn a_random_plain_and_a_single_layer_net_match_too() {
     let mut nets = vec![crate::net::load(&path).unwrap()];
     // 768 → 1: the first layer is the output.
     let mut linear = nets[0].clone();
-    linear.meta.arch = crate::net::Arch::new(vec![768, 1]).unwrap();
+    linear.meta.arch = crate::net::ModelArch::Mlp(crate::net::Arch::new(vec![768, 1]).unwrap());
     linear.tensors = vec![
         (
             "l0.weight".to_string(),
@@ -185,7 +185,7 @@ fn a_random_plain_and_a_single_layer_net_match_too() {
             native
                 .evaluate_children(&parent.compact(), &boards, &mut got)
                 .unwrap();
-            assert_close(&file.meta.arch.widths_string(), &got, &want);
+            assert_close(&file.meta.arch.describe(), &got, &want);
         }
     }
     std::fs::remove_dir_all(&dir).ok();

@@ -57,7 +57,7 @@ impl NativeNet {
     /// Rearranges a validated net file; refuses nothing `net::load` accepted, but checks the
     /// shapes again since a wrong index here would read the wrong weights.
     pub fn from_file(net: &NetFile) -> Result<Self, NetError> {
-        let arch = &net.meta.arch;
+        let arch = net.meta.arch.require_mlp("the native backend")?;
         let widths: Vec<usize> = arch.widths.iter().map(|&w| w as usize).collect();
         let tensor = |name: &str, shape: &[usize]| -> Result<&[f32], NetError> {
             let (_, data) = net.tensors.iter().find(|(n, _)| n == name).ok_or_else(|| {

@@ -126,6 +126,8 @@ pub struct NetEvaluator {
     cp_per_unit: f32,
     content_id: String,
     zero_sum: bool,
+    /// The family's raw-output sign (`ModelArch::raw_sign`), for the `eval` breakdown.
+    raw_sign: f32,
 }
 
 impl NetEvaluator {
@@ -172,7 +174,8 @@ impl NetEvaluator {
             .map_or_else(|| origin.to_string(), |s| s.to_string_lossy().into_owned());
         let preset = net.meta.preset.clone();
         let cp_per_unit = net.meta.cp_per_unit;
-        let zero_sum = net.meta.arch.form == crate::net::Form::Antisym;
+        let zero_sum = net.meta.arch.is_zero_sum();
+        let raw_sign = net.meta.arch.raw_sign();
         let content_id = net.content_id.clone();
         let shared = Arc::new(Shared::default());
         let (tx, rx) = channel::unbounded();
@@ -225,6 +228,7 @@ impl NetEvaluator {
                 cp_per_unit,
                 content_id,
                 zero_sum,
+                raw_sign,
             }),
             Ok(Err(e)) => {
                 let _ = thread.join();
@@ -320,7 +324,7 @@ impl Evaluator for NetEvaluator {
 
     /// The raw network output (for the side that just moved), the scale, and the score.
     fn breakdown(&self, board: &CompactBoard) -> Result<Vec<(String, f32)>, EvalError> {
-        net_breakdown(self, board, self.cp_per_unit)
+        net_breakdown(self, board, self.cp_per_unit, self.raw_sign)
     }
 
     fn register_searcher(&self) -> SearcherGuard {
@@ -545,9 +549,8 @@ impl Batcher {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::chess::ENCODING_WIDTH;
     use crate::net::init_net;
-    use crate::net::Mlp;
+    use crate::net::NetModule;
     use std::collections::HashMap;
     use std::path::PathBuf;
     use std::time::Duration;
@@ -591,17 +594,20 @@ mod tests {
     fn reference(path: &Path, boards: &[CompactBoard]) -> Vec<f32> {
         let net = crate::net::load(path).expect("net loads");
         let vs = VarStore::new(Device::Cpu);
-        let mlp = Mlp::zeroed(&vs.root(), &net.meta.arch);
+        let arch = &net.meta.arch;
+        let module = NetModule::zeroed(&vs.root(), arch);
         net.copy_into(&vs).expect("copies");
-        let mut x = vec![0f32; boards.len() * ENCODING_WIDTH];
-        for (b, row) in boards.iter().zip(x.chunks_mut(ENCODING_WIDTH)) {
-            b.encode_into(row);
+        let width = arch.input_width();
+        let mut x = vec![0f32; boards.len() * width];
+        for (b, row) in boards.iter().zip(x.chunks_mut(width)) {
+            arch.encode_engine(b, row);
         }
-        let input = Tensor::from_slice(&x).view([boards.len() as i64, ENCODING_WIDTH as i64]);
-        let raw = tch::no_grad(|| mlp.forward(&input));
+        let input = Tensor::from_slice(&x).view([boards.len() as i64, width as i64]);
+        let raw = tch::no_grad(|| module.f_forward(&input)).expect("forward");
         let mut out = vec![0f32; boards.len()];
         raw.copy_data(&mut out, boards.len());
-        out.iter().map(|f| -f * net.meta.cp_per_unit).collect()
+        let scale = arch.raw_sign() * net.meta.cp_per_unit;
+        out.iter().map(|f| f * scale).collect()
     }
 
     fn assert_close(a: &[f32], b: &[f32]) {
@@ -632,6 +638,38 @@ mod tests {
             distinct.len() > 50,
             "a random net should score positions differently"
         );
+    }
+
+    #[test]
+    fn a_cnn_net_runs_through_the_batcher_like_its_reference() {
+        let dir = std::env::temp_dir().join(format!("cerise-cnn-eval-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir is writable");
+        for preset in ["mocha", "mocha-stm"] {
+            let path = dir.join(format!("{preset}.safetensors"));
+            init_net(preset, 4, &path).expect("init works");
+            let config = NetEvaluatorConfig {
+                max_batch: 16,
+                torch_threads: 1,
+                ..Default::default()
+            };
+            let eval = NetEvaluator::load(&path, DeviceChoice::Cpu, config).expect("cnn loads");
+            assert_eq!(eval.encoder(), Encoder::Dense, "a CNN reads dense planes");
+            assert!(!eval.is_zero_sum());
+            let bs = boards(40);
+            let mut got = Vec::new();
+            eval.evaluate(&bs, &mut got).expect("evaluates");
+            assert_close(&got, &reference(&path, &bs));
+            let breakdown = eval.breakdown(&bs[3]).expect("breakdown");
+            assert!(breakdown[0].0.contains("logit"), "{breakdown:?}");
+            let sparse = NetEvaluatorConfig {
+                encoder: Encoder::Sparse,
+                ..NetEvaluatorConfig::default()
+            };
+            let err = NetEvaluator::load(&path, DeviceChoice::Cpu, sparse)
+                .err()
+                .expect("the sparse encoder is refused for a CNN");
+            assert!(err.to_string().contains("dense"), "{err}");
+        }
     }
 
     #[test]

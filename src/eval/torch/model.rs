@@ -5,10 +5,10 @@
 //! Encoders: `dense` writes 768 one-hot floats per board and runs a dense first layer;
 //! `sparse` writes the (at most 64) set feature indices and sums `l0.weight` columns with
 //! `embedding_bag`. Which is faster depends on the net, the device and the batch, so `auto`
-//! times both at load and keeps the faster.
+//! times both at load and keeps the faster. A convolutional net reads dense planes only.
 
-use crate::chess::{sample_boards, CompactBoard, ENCODING_WIDTH};
-use crate::net::{Mlp, NetError, NetFile};
+use crate::chess::{sample_boards, CompactBoard};
+use crate::net::{ModelArch, NetError, NetFile, NetModule};
 use std::str::FromStr;
 use std::time::{Duration, Instant};
 use tch::{nn::VarStore, Device, Kind, Tensor};
@@ -117,16 +117,19 @@ pub struct EncoderTiming {
 
 pub struct Model {
     _vs: VarStore,
-    mlp: Mlp,
+    module: NetModule,
+    arch: ModelArch,
     device: Device,
     kind: Kind,
     encoder: Encoder,
     max_batch: usize,
-    /// `[max_batch, 768]` f32 on the host, pinned on CUDA so the copy can be asynchronous.
+    /// `[max_batch, input width]` f32 on the host (768 one-hot features or a CNN's planes),
+    /// pinned on CUDA so the copy can be asynchronous.
     dense: Tensor,
     /// `[max_batch × 64 + max_batch]` i64: indices then (at `max_batch × 64`) offsets.
     sparse: Tensor,
-    /// `-cp_per_unit`: the sign turns "side that just moved" into "side to move".
+    /// `raw_sign · cp_per_unit`: turns the family's raw output into centipawns for the side
+    /// to move.
     scale: f32,
     threads: usize,
     thread_cap: usize,
@@ -154,14 +157,27 @@ impl Model {
         torch_threads: usize,
     ) -> Result<Self, NetError> {
         precision.check_device(device)?;
+        let arch = net.meta.arch.clone();
+        let encoder = match (&arch, encoder) {
+            (ModelArch::Mlp(_), e) => e,
+            (_, Encoder::Sparse) => {
+                return Err(NetError::BadConfig(format!(
+                    "the sparse encoder runs only mlp nets, and this net is a {}; use the dense \
+                     or auto encoder",
+                    arch.family_name()
+                )))
+            }
+            (_, _) => Encoder::Dense,
+        };
         let mut vs = VarStore::new(device);
-        let mlp = Mlp::zeroed(&vs.root(), &net.meta.arch);
+        let module = NetModule::zeroed(&vs.root(), &arch);
         net.copy_into(&vs)?;
         if precision != Precision::Fp32 {
             vs.set_kind(precision.kind());
         }
         let rows = max_batch as i64;
-        let dense = Tensor::f_zeros([rows, ENCODING_WIDTH as i64], (Kind::Float, Device::Cpu))
+        let width = arch.input_width() as i64;
+        let dense = Tensor::f_zeros([rows, width], (Kind::Float, Device::Cpu))
             .map_err(|e| NetError::torch("allocating the dense input buffer", e))?;
         let sparse = Tensor::f_zeros(
             [rows * (MAX_FEATURES as i64 + 1)],
@@ -170,14 +186,15 @@ impl Model {
         .map_err(|e| NetError::torch("allocating the sparse input buffer", e))?;
         let mut model = Model {
             _vs: vs,
-            mlp,
+            module,
+            scale: arch.raw_sign() * net.meta.cp_per_unit,
+            arch,
             device,
             kind: precision.kind(),
             encoder,
             max_batch,
             dense: pinned(dense, device, "dense input")?,
             sparse: pinned(sparse, device, "sparse input")?,
-            scale: -net.meta.cp_per_unit,
             threads: 0,
             thread_cap: torch_threads.max(1),
             timing: None,
@@ -273,7 +290,7 @@ impl Model {
             Ok(total)
         };
         match wanted {
-            Encoder::Auto => {
+            Encoder::Auto if self.arch.mlp().is_some() => {
                 let dense_s = cost(self, Encoder::Dense)?;
                 let sparse_s = cost(self, Encoder::Sparse)?;
                 self.timing = Some(EncoderTiming { dense_s, sparse_s });
@@ -284,7 +301,12 @@ impl Model {
                 };
             }
             fixed => {
-                self.encoder = fixed;
+                // Auto reaches here only for a CNN, which has one encoder.
+                self.encoder = if fixed == Encoder::Auto {
+                    Encoder::Dense
+                } else {
+                    fixed
+                };
                 self.forward(&boards[..small], &mut scores)?;
                 self.forward(&boards, &mut scores)?;
             }
@@ -335,13 +357,20 @@ impl Model {
 
     fn forward_dense(&mut self, boards: &[CompactBoard]) -> Result<Tensor, tch::TchError> {
         let n = boards.len();
+        let width = self.arch.input_width();
         {
             let buf = host_slice::<f32>(&mut self.dense);
-            let rows = &mut buf[..n * ENCODING_WIDTH];
-            rows.fill(0.0);
-            for (board, row) in boards.iter().zip(rows.chunks_exact_mut(ENCODING_WIDTH)) {
-                for feature in board.active_features() {
-                    row[feature] = 1.0;
+            let rows = &mut buf[..n * width];
+            if let ModelArch::Mlp(_) = self.arch {
+                rows.fill(0.0);
+                for (board, row) in boards.iter().zip(rows.chunks_exact_mut(width)) {
+                    for feature in board.active_features() {
+                        row[feature] = 1.0;
+                    }
+                }
+            } else {
+                for (board, row) in boards.iter().zip(rows.chunks_exact_mut(width)) {
+                    self.arch.encode_engine(board, row);
                 }
             }
         }
@@ -349,10 +378,15 @@ impl Model {
         if self.kind != Kind::Float {
             input = input.f_to_kind(self.kind)?;
         }
-        self.mlp.f_forward(&input)
+        self.module.f_forward(&input)
     }
 
     fn forward_sparse(&mut self, boards: &[CompactBoard]) -> Result<Tensor, tch::TchError> {
+        let Some(mlp) = self.module.mlp() else {
+            return Err(tch::TchError::Shape(
+                "the sparse encoder runs only mlp nets".to_string(),
+            ));
+        };
         let n = boards.len();
         let offsets_at = self.max_batch * MAX_FEATURES;
         let mut count = 0usize;
@@ -369,7 +403,7 @@ impl Model {
         // Both views are staged in one buffer so CUDA needs a single pinned allocation.
         let indices = self.to_device(self.sparse.f_narrow(0, 0, count as i64)?)?;
         let offsets = self.to_device(self.sparse.f_narrow(0, offsets_at as i64, n as i64)?)?;
-        self.mlp.f_forward_sparse(&indices, &offsets)
+        mlp.f_forward_sparse(&indices, &offsets)
     }
 }
 

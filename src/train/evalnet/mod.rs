@@ -186,6 +186,15 @@ pub fn ordering_accuracy(net: &TrainNet, path: &Path, max: Option<u64>) -> Resul
 /// Evaluates the games of `args.split`, reporting progress on `bar`.
 pub fn evalnet(args: &EvalnetArgs, bar: &ProgressBar) -> Result<EvalnetReport> {
     let file = crate::net::load(&args.net)?;
+    if file.meta.arch.mlp().is_none() {
+        bail!(
+            "{} is a {} net; evalnet measures the triplet MLPs, and `cerise evalpos --net {} \
+             --positions <file.pos>` measures any net's win/loss accuracy",
+            args.net.display(),
+            file.meta.arch.family_name(),
+            args.net.display()
+        );
+    }
     let net = TrainNet::from_file(&file, args.device.resolve()?)?;
     let mut report = EvalnetReport {
         net: args.net.display().to_string(),

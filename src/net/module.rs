@@ -1,0 +1,44 @@
+//! The libtorch module of a net of any family, built from its [`ModelArch`].
+
+use super::{Cnn, Mlp, ModelArch};
+use tch::{nn, TchError, Tensor};
+
+#[derive(Debug)]
+pub enum NetModule {
+    Mlp(Mlp),
+    Cnn(Cnn),
+}
+
+impl NetModule {
+    /// Fresh weights, drawn from libtorch's global RNG (wrap in `init::seeded`).
+    pub fn new(vs: &nn::Path, arch: &ModelArch) -> Self {
+        match arch {
+            ModelArch::Mlp(a) => NetModule::Mlp(Mlp::new(vs, a)),
+            ModelArch::Cnn(c) => NetModule::Cnn(Cnn::new(vs, c)),
+        }
+    }
+
+    /// Zero weights to load a file into; draws nothing from the RNG.
+    pub fn zeroed(vs: &nn::Path, arch: &ModelArch) -> Self {
+        match arch {
+            ModelArch::Mlp(a) => NetModule::Mlp(Mlp::zeroed(vs, a)),
+            ModelArch::Cnn(c) => NetModule::Cnn(Cnn::zeroed(vs, c)),
+        }
+    }
+
+    /// Raw outputs `[N]` of a dense input `[N, arch.input_width()]`, in inference mode; the
+    /// sign convention is the family's (`ModelArch::raw_sign`).
+    pub fn f_forward(&self, x: &Tensor) -> Result<Tensor, TchError> {
+        match self {
+            NetModule::Mlp(m) => m.f_forward(x),
+            NetModule::Cnn(c) => c.f_forward(x),
+        }
+    }
+
+    pub fn mlp(&self) -> Option<&Mlp> {
+        match self {
+            NetModule::Mlp(m) => Some(m),
+            NetModule::Cnn(_) => None,
+        }
+    }
+}
