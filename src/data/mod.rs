@@ -22,6 +22,7 @@ pub mod filter;
 pub mod format;
 pub mod pgn;
 pub mod pipeline;
+pub mod positions;
 pub mod reader;
 pub mod rng;
 pub mod split;
