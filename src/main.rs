@@ -88,6 +88,11 @@ enum Cmd {
 enum DataCmd {
     /// Turn PGN games into Deep Pink (p, q, r) triplets, split train/valid/test by game.
     Triplets(cerise::data::TripletArgs),
+    /// Turn PGN games into positions labelled with the result and the move played, split
+    /// train/valid/test by game (for win/loss classifiers and move-selection nets).
+    Positions(cerise::data::PositionArgs),
+    /// Print a positions file's header and counts; validates every record.
+    PositionsInfo(cerise::data::PositionsInfoArgs),
 }
 
 #[derive(Subcommand)]
@@ -221,6 +226,20 @@ fn run(command: Cmd) -> Result<(), String> {
         } => {
             let summary = cerise::data::run_triplets_cli(&args).map_err(|e| format!("{e:#}"))?;
             println!("{summary}");
+            Ok(())
+        }
+        Cmd::Data {
+            command: DataCmd::Positions(args),
+        } => {
+            let summary = cerise::data::run_positions_cli(&args).map_err(|e| format!("{e:#}"))?;
+            println!("{summary}");
+            Ok(())
+        }
+        Cmd::Data {
+            command: DataCmd::PositionsInfo(args),
+        } => {
+            let info = cerise::data::run_positions_info(&args).map_err(|e| format!("{e:#}"))?;
+            println!("{info}");
             Ok(())
         }
         Cmd::Train(args) => {

@@ -125,6 +125,24 @@ pub fn open_pgn(path: &Path) -> Result<PgnInput> {
     })
 }
 
+/// A progress bar on stderr over `size` input bytes (hidden with `hidden`, or when stderr is
+/// not a terminal).
+pub fn progress_bar(size: u64, hidden: bool) -> Result<ProgressBar> {
+    let bar = if hidden {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::with_draw_target(Some(size), ProgressDrawTarget::stderr())
+    };
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{elapsed_precise} [{bar:30}] {binary_bytes}/{binary_total_bytes} eta {eta} {msg}",
+        )
+        .context("progress template")?
+        .progress_chars("=> "),
+    );
+    Ok(bar)
+}
+
 /// Runs `cerise data triplets`: prints progress on stderr and returns the summary (the caller
 /// prints it).
 pub fn run_triplets_cli(args: &TripletArgs) -> Result<TripletSummary> {
@@ -146,18 +164,7 @@ pub fn run_triplets_cli(args: &TripletArgs) -> Result<TripletSummary> {
         file_size: size,
         consumed,
     } = open_pgn(&args.input)?;
-    let bar = if args.no_progress {
-        ProgressBar::hidden()
-    } else {
-        ProgressBar::with_draw_target(Some(size), ProgressDrawTarget::stderr())
-    };
-    bar.set_style(
-        ProgressStyle::with_template(
-            "{elapsed_precise} [{bar:30}] {binary_bytes}/{binary_total_bytes} eta {eta} {msg}",
-        )
-        .context("progress template")?
-        .progress_chars("=> "),
-    );
+    let bar = progress_bar(size, args.no_progress)?;
     let started = Instant::now();
     let source = args.input.display().to_string();
     let summary = write_triplets(input, &source, &args.out, &args.config(), |s| {

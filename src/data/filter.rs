@@ -107,8 +107,8 @@ pub fn parse_elo(value: &str) -> Option<u32> {
     value.trim().parse::<u32>().ok().filter(|&e| e > 0)
 }
 
-/// Why a game produced no triplets. Every game read gets at most one reason: the first that
-/// applies, in the order listed.
+/// Why a game produced no records (triplets or labelled positions). Every game read gets at
+/// most one reason: the first that applies, in the order listed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum SkipReason {
     /// The PGN reader could not parse the game's tags (e.g. an unterminated tag).
@@ -127,13 +127,17 @@ pub enum SkipReason {
     LowElo,
     /// A move that is not legal in the position (or unparsable text that hid a move).
     IllegalMove,
-    /// The game is valid but has no position past `--skip-plies` with two or more legal
-    /// moves (e.g. a short game or an empty movetext).
+    /// The moves end in checkmate but the result says otherwise (`cerise data positions`).
+    ResultContradictsMate,
+    /// `--ending mate` and the moves do not end in checkmate (`cerise data positions`).
+    NotCheckmate,
+    /// The game is valid but has no position past `--skip-plies` (for triplets: none with
+    /// two or more legal moves), e.g. a short game or an empty movetext.
     NoEligiblePositions,
 }
 
 impl SkipReason {
-    pub const ALL: [SkipReason; 9] = [
+    pub const ALL: [SkipReason; 11] = [
         SkipReason::PgnSyntax,
         SkipReason::Variant,
         SkipReason::BadFen,
@@ -142,6 +146,8 @@ impl SkipReason {
         SkipReason::MissingElo,
         SkipReason::LowElo,
         SkipReason::IllegalMove,
+        SkipReason::ResultContradictsMate,
+        SkipReason::NotCheckmate,
         SkipReason::NoEligiblePositions,
     ];
 
@@ -155,6 +161,8 @@ impl SkipReason {
             SkipReason::MissingElo => "missing Elo tag",
             SkipReason::LowElo => "Elo below minimum",
             SkipReason::IllegalMove => "illegal or unparsable move",
+            SkipReason::ResultContradictsMate => "result contradicts the mate",
+            SkipReason::NotCheckmate => "did not end in checkmate",
             SkipReason::NoEligiblePositions => "no eligible positions",
         }
     }

@@ -121,11 +121,11 @@ impl Split {
         }
     }
 
-    fn code(self) -> u8 {
+    pub(crate) fn code(self) -> u8 {
         self as u8
     }
 
-    fn from_code(code: u8) -> Result<Option<Split>> {
+    pub(crate) fn from_code(code: u8) -> Result<Option<Split>> {
         Ok(match code {
             0 => Some(Split::Train),
             1 => Some(Split::Valid),
@@ -286,11 +286,11 @@ impl TripletHeader {
     }
 }
 
-fn u32_at(bytes: &[u8], at: usize) -> u32 {
+pub(crate) fn u32_at(bytes: &[u8], at: usize) -> u32 {
     u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
 }
 
-fn string_at(bytes: &[u8], at: usize, len: usize, what: &str) -> Result<String> {
+pub(crate) fn string_at(bytes: &[u8], at: usize, len: usize, what: &str) -> Result<String> {
     let slice = bytes
         .get(at..at + len)
         .with_context(|| format!("header too short for its {what} ({len} bytes)"))?;

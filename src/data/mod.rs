@@ -15,12 +15,26 @@
 //!
 //! Measured (release, one core): 327 291 master games (`masters_pgnmentor_players.pgn.bz2`,
 //! 43 MiB) → 24.0 M triplets, 4.6 GB, in 25 s (13 k games/s, bz2 decoding included).
+//!
+//! `cerise data positions` ([`positions`]) writes the other kind of training file: single
+//! positions labelled with the game's result (White's view) and the move played, for
+//! win/loss classifiers and move-selection nets (`CRSPOS01`, 72-byte records). A trainer
+//! needs only [`PositionReader`] and [`LabelledPosition`]. Wiring, as for triplets:
+//! `DataCommand::Positions(cerise::data::PositionArgs) => run_positions_cli(&args)?` and
+//! `DataCommand::PositionsInfo(cerise::data::PositionsInfoArgs) => run_positions_info(&args)?`.
+//!
+//! Measured (release, one core, the same 327 291 games): `--ending decisive` keeps 193 033
+//! games → 16.6 M positions, 1.2 GB, in 13 s; `--ending mate` keeps the 3 803 games that end
+//! in checkmate → 321 k positions (285 k / 18 k / 18 k train/valid/test) in 10 s. Eight
+//! decisive games end in a mate by the side the result calls the loser; they are skipped.
 
 pub mod cli;
+pub mod date;
 pub mod filter;
 pub mod format;
 pub mod pgn;
 pub mod pipeline;
+pub mod positions;
 pub mod reader;
 pub mod rng;
 pub mod split;
@@ -28,9 +42,14 @@ pub mod triplets;
 pub mod writer;
 
 pub use cli::{run_triplets_cli, TripletArgs};
+pub use date::{Cutoff, PgnDate};
 pub use filter::{GameResult, ResultFilter, SkipReason};
 pub use format::{Split, Triplet, TripletHeader, RECORD_BYTES};
 pub use pipeline::{split_paths, write_triplets, TripletConfig, TripletSummary};
+pub use positions::{
+    run_positions_cli, run_positions_info, Ending, LabelledPosition, PositionArgs, PositionReader,
+    PositionsInfoArgs,
+};
 pub use reader::TripletReader;
 pub use split::SplitRatios;
 pub use writer::TripletWriter;

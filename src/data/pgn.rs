@@ -5,6 +5,7 @@
 //! pgn-reader silently drops tokens it cannot parse as SAN; the next move is then played by
 //! the wrong side and is almost always illegal, which skips the game as `IllegalMove`.
 
+use super::date::PgnDate;
 use super::filter::{parse_elo, GameResult, ResultFilter, SkipReason};
 use pgn_reader::{Outcome, RawTag, SanPlus, Skip, Visitor};
 use shakmaty::fen::Fen;
@@ -26,6 +27,8 @@ pub struct ParsedGame {
     /// Every move is legal in the position reached by the moves before it.
     pub moves: Vec<Move>,
     pub result: GameResult,
+    /// The `Date` tag, if it names at least a year.
+    pub date: Option<PgnDate>,
 }
 
 pub type GameOutcome = Result<ParsedGame, SkipReason>;
@@ -37,6 +40,7 @@ pub struct GameTags {
     /// `None`: no Result tag; `Some(None)`: a tag holding `*` or something unknown.
     result: Option<Option<GameResult>>,
     start: Option<Result<Chess, ()>>,
+    date: Option<PgnDate>,
     variant_ok: bool,
     variant_seen: bool,
 }
@@ -47,6 +51,7 @@ pub struct GameMoves {
     moves: Vec<Move>,
     tag_result: Option<Option<GameResult>>,
     movetext_result: Option<GameResult>,
+    date: Option<PgnDate>,
 }
 
 pub struct GameVisitor {
@@ -116,6 +121,7 @@ impl Visitor for GameVisitor {
             b"BlackElo" => tags.black_elo = parse_elo(&text()),
             b"Result" => tags.result = Some(GameResult::from_pgn(&text())),
             b"FEN" => tags.start = Some(parse_start(value.as_bytes())),
+            b"Date" => tags.date = PgnDate::parse(&text()),
             b"Variant" => {
                 tags.variant_seen = true;
                 let v = text().trim().to_ascii_lowercase();
@@ -145,6 +151,7 @@ impl Visitor for GameVisitor {
             moves: Vec::with_capacity(128),
             tag_result: tags.result,
             movetext_result: None,
+            date: tags.date,
         })
     }
 
@@ -187,6 +194,7 @@ impl Visitor for GameVisitor {
             start: game.start,
             moves: game.moves,
             result,
+            date: game.date,
         })
     }
 }
@@ -207,6 +215,7 @@ mod tests {
     }
 
     const GAMES: &str = r#"[White "a"]
+[Date "2001.02.03"]
 [Result "1-0"]
 [WhiteElo "2500"]
 [BlackElo ""]
@@ -258,7 +267,9 @@ mod tests {
         let g = out[0].as_ref().expect("scholar's mate is valid");
         assert_eq!(g.moves.len(), 7);
         assert_eq!(g.result, GameResult::WhiteWins);
+        assert_eq!(g.date.map(|d| d.earliest()), Some(20010203));
         let g = out[1].as_ref().expect("variation skipped");
+        assert_eq!(g.date, None, "no Date tag");
         assert_eq!(g.moves.len(), 3, "the side line is not part of the game");
         assert_eq!(out[2].as_ref().unwrap_err(), &SkipReason::UnknownResult);
         let g = out[3].as_ref().expect("FEN start");

@@ -35,6 +35,22 @@ impl SplitRatios {
             Split::Test
         }
     }
+
+    /// Train or valid only, in the ratio of their two weights (the test weight is not used):
+    /// the split of games that a `--test-after` date keeps out of the test file. With both
+    /// weights 0 every game goes to train.
+    pub fn assign_train_valid(&self, seed: u64, game_index: u64) -> Split {
+        let [train, valid, _] = self.per_mille;
+        let total = u64::from(train) + u64::from(valid);
+        if total == 0 {
+            return Split::Train;
+        }
+        if mix64(mix64(seed) ^ game_index) % total < u64::from(train) {
+            Split::Train
+        } else {
+            Split::Valid
+        }
+    }
 }
 
 impl FromStr for SplitRatios {
@@ -115,5 +131,24 @@ mod tests {
             per_mille: [1000, 0, 0],
         };
         assert!((0..1000).all(|g| all_train.assign(1, g) == Split::Train));
+    }
+
+    #[test]
+    fn train_valid_assignment_never_gives_test() {
+        let ratios = SplitRatios::default();
+        let mut counts = [0u32; 3];
+        for g in 0..19_000u64 {
+            let s = ratios.assign_train_valid(42, g);
+            assert_eq!(s, ratios.assign_train_valid(42, g));
+            counts[s as usize] += 1;
+        }
+        // 900 : 50 of 19 000 games expects 18 000 : 1 000.
+        assert_eq!(counts[2], 0);
+        assert!((17_600..18_400).contains(&counts[0]), "{counts:?}");
+        assert!((800..1_200).contains(&counts[1]), "{counts:?}");
+        let none = SplitRatios {
+            per_mille: [0, 0, 1000],
+        };
+        assert_eq!(none.assign_train_valid(1, 5), Split::Train);
     }
 }

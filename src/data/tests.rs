@@ -1,5 +1,6 @@
 //! End-to-end tests of `cerise data triplets` on the committed fixture: 20 master games from
-//! `sample_masters_1000.pgn` plus hand-made corrupt, set-up and bad-FEN games.
+//! `sample_masters_1000.pgn` plus hand-made corrupt, set-up and bad-FEN games. The fixture
+//! readers here (`raw_games`, `replay`) are shared with `positions::tests`.
 
 use super::*;
 use crate::chess::CompactBoard;
@@ -9,17 +10,17 @@ use shakmaty::{CastlingMode, Chess, Position as _};
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
-const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/src/data/fixtures/mini.pgn");
+pub(super) const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/src/data/fixtures/mini.pgn");
 
 /// A deliberately naive reference: raw tags and SAN text per game, replayed separately.
 #[derive(Default, Debug)]
-struct RawGame {
-    tags: Vec<(String, String)>,
-    sans: Vec<String>,
+pub(super) struct RawGame {
+    pub(super) tags: Vec<(String, String)>,
+    pub(super) sans: Vec<String>,
 }
 
 impl RawGame {
-    fn tag(&self, name: &str) -> Option<&str> {
+    pub(super) fn tag(&self, name: &str) -> Option<&str> {
         self.tags
             .iter()
             .find(|(n, _)| n == name)
@@ -55,7 +56,7 @@ impl Visitor for Collect {
     }
 }
 
-fn raw_games() -> Vec<RawGame> {
+pub(super) fn raw_games() -> Vec<RawGame> {
     let text = std::fs::read(FIXTURE).expect("fixture is committed");
     let mut reader = Reader::new(&text[..]);
     let mut out = Vec::new();
@@ -67,7 +68,7 @@ fn raw_games() -> Vec<RawGame> {
 
 /// The positions of a game before each move, or `None` if the game has an illegal move or
 /// a bad start.
-fn replay(g: &RawGame) -> Option<(Vec<Chess>, Vec<shakmaty::Move>)> {
+pub(super) fn replay(g: &RawGame) -> Option<(Vec<Chess>, Vec<shakmaty::Move>)> {
     let mut pos = match g.tag("FEN") {
         Some(fen) => fen
             .parse::<Fen>()
@@ -89,7 +90,7 @@ fn replay(g: &RawGame) -> Option<(Vec<Chess>, Vec<shakmaty::Move>)> {
 /// p, q, every legal child but q, and the result for p's side to move.
 type ExpectedRecord = (CompactBoard, CompactBoard, Vec<CompactBoard>, i8);
 
-fn temp_dir(tag: &str) -> PathBuf {
+pub(super) fn temp_dir(tag: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("cerise-data-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("temp dir");

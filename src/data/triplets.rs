@@ -125,6 +125,7 @@ mod tests {
             start,
             moves,
             result,
+            date: None,
         }
     }
 

@@ -1,0 +1,306 @@
+//! PGN stream → three split positions files, with per-reason skip counts.
+//!
+//! Games are split by their index in the input (every game read counts, kept or not), with
+//! the same hash as `cerise data triplets`: with the same seed and weights, a game lands in
+//! the same split in both kinds of file. With a `--test-after` date, games dated on or after
+//! it go to test and all others to train or valid (see `SplitRatios::assign_train_valid`).
+
+use super::super::date::Cutoff;
+use super::super::filter::{GameResult, SkipReason};
+use super::super::format::Split;
+use super::super::pgn::{GameFilter, GameVisitor, ParsedGame};
+use super::super::rng::SplitMix64;
+use super::super::split::SplitRatios;
+use super::ending::Ending;
+use super::extract::{game_positions, PlySelection};
+use super::header::PositionHeader;
+use super::record::LabelledPosition;
+use super::writer::PositionWriter;
+use anyhow::{bail, ensure, Context, Result};
+use pgn_reader::Reader;
+use shakmaty::{Chess, Color, Position as _};
+use std::collections::BTreeMap;
+use std::fmt;
+use std::io::{self, Read};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// Give up after this many PGN syntax errors in a row: the input is not PGN.
+const MAX_CONSECUTIVE_ERRORS: u32 = 1000;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PositionConfig {
+    pub seed: u64,
+    pub skip_plies: u32,
+    /// Keep one position in this many (at least 1).
+    pub every: u32,
+    pub ending: Ending,
+    /// Both players' Elo tags at least this; 0 = no filter (and no Elo tags needed).
+    pub min_elo: u32,
+    pub split: SplitRatios,
+    /// Games dated on or after this go to test, all others to train or valid.
+    pub test_after: Option<Cutoff>,
+    /// Stop after reading this many games (kept or skipped).
+    pub max_games: Option<u64>,
+}
+
+impl Default for PositionConfig {
+    fn default() -> Self {
+        PositionConfig {
+            seed: 1,
+            skip_plies: 0,
+            every: 1,
+            ending: Ending::default(),
+            min_elo: 0,
+            split: SplitRatios::default(),
+            test_after: None,
+            max_games: None,
+        }
+    }
+}
+
+impl PositionConfig {
+    fn filter(&self) -> GameFilter {
+        GameFilter {
+            min_elo: (self.min_elo > 0).then_some(self.min_elo),
+            results: self.ending.results(),
+        }
+    }
+
+    /// The split of game number `game_index` (in file order), dated `date`.
+    pub fn assign(&self, game_index: u64, game: &ParsedGame) -> Split {
+        match self.test_after {
+            None => self.split.assign(self.seed, game_index),
+            Some(cutoff) if game.date.is_some_and(|d| d.is_on_or_after(cutoff)) => Split::Test,
+            Some(_) => self.split.assign_train_valid(self.seed, game_index),
+        }
+    }
+
+    fn header(&self, source: &str, split: Split) -> PositionHeader {
+        PositionHeader {
+            skip_plies: self.skip_plies,
+            every: self.every,
+            min_elo: self.min_elo,
+            test_after: self.test_after,
+            results: self.ending.results().0,
+            ending: self.ending,
+            split: Some(split),
+            split_weights: self.split.per_mille,
+            ..PositionHeader::new(source, self.seed)
+        }
+    }
+}
+
+/// What a run read, skipped and wrote.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PositionSummary {
+    pub games_read: u64,
+    /// Games that gave at least one position.
+    pub games_used: u64,
+    pub skipped: BTreeMap<SkipReason, u64>,
+    /// Used games by result: 1-0, 0-1, 1/2-1/2.
+    pub results: [u64; 3],
+    /// Used games whose moves end in checkmate.
+    pub mates: u64,
+    /// Used games sent to test by their date (`--test-after`).
+    pub dated_test_games: u64,
+    /// Indexed by `Split as usize`: train, valid, test.
+    pub games_per_split: [u64; 3],
+    pub positions_per_split: [u64; 3],
+    pub outputs: Vec<PathBuf>,
+    pub test_after: Option<Cutoff>,
+    pub elapsed_s: f64,
+}
+
+impl PositionSummary {
+    pub fn positions(&self) -> u64 {
+        self.positions_per_split.iter().sum()
+    }
+
+    pub fn games_skipped(&self) -> u64 {
+        self.skipped.values().sum()
+    }
+
+    fn skip(&mut self, reason: SkipReason) {
+        *self.skipped.entry(reason).or_default() += 1;
+    }
+}
+
+impl fmt::Display for PositionSummary {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let rate = self.games_read as f64 / self.elapsed_s.max(1e-9);
+        writeln!(
+            f,
+            "games read     {:>10}  ({:.1} s, {:.0} games/s)",
+            self.games_read, self.elapsed_s, rate
+        )?;
+        let [white, black, draws] = self.results;
+        writeln!(
+            f,
+            "games used     {:>10}  ({white} 1-0, {black} 0-1, {draws} draws; {} end in mate)",
+            self.games_used, self.mates
+        )?;
+        writeln!(f, "games skipped  {:>10}", self.games_skipped())?;
+        for (reason, n) in &self.skipped {
+            writeln!(f, "  {:<28}{:>10}", reason.describe(), n)?;
+        }
+        if let Some(cutoff) = self.test_after {
+            writeln!(
+                f,
+                "dated on or after {cutoff} (test) {:>8} games",
+                self.dated_test_games
+            )?;
+        }
+        for split in Split::ALL {
+            let i = split as usize;
+            writeln!(
+                f,
+                "{:<6} {:>10} positions from {:>8} games -> {}",
+                split.name(),
+                self.positions_per_split[i],
+                self.games_per_split[i],
+                self.outputs
+                    .get(i)
+                    .map_or(String::new(), |p| p.display().to_string())
+            )?;
+        }
+        write!(f, "positions total {:>9}", self.positions())
+    }
+}
+
+/// `<prefix>.train.pos`, `<prefix>.valid.pos`, `<prefix>.test.pos`.
+pub fn split_paths(prefix: &Path) -> [PathBuf; 3] {
+    Split::ALL.map(|s| {
+        let mut name = prefix.as_os_str().to_os_string();
+        name.push(format!(".{}.pos", s.name()));
+        PathBuf::from(name)
+    })
+}
+
+/// Why a parsed game gives no records, judged on its final position: a mate the result
+/// contradicts, or no mate when `--ending mate` asks for one.
+fn ending_check(game: &ParsedGame, end: &Chess, ending: Ending) -> Result<bool, SkipReason> {
+    if end.is_checkmate() {
+        // The side to move is mated.
+        let winner = if end.turn() == Color::White {
+            GameResult::BlackWins
+        } else {
+            GameResult::WhiteWins
+        };
+        if game.result != winner {
+            return Err(SkipReason::ResultContradictsMate);
+        }
+        Ok(true)
+    } else if ending == Ending::Mate {
+        Err(SkipReason::NotCheckmate)
+    } else {
+        Ok(false)
+    }
+}
+
+/// Reads every game of `input` (uncompressed PGN), writes the three split files under
+/// `out_prefix` and returns the counts. `source` is recorded in the headers. `on_game` is
+/// called after every game with the running summary (for progress display).
+pub fn write_positions<R: Read>(
+    input: R,
+    source: &str,
+    out_prefix: &Path,
+    config: &PositionConfig,
+    mut on_game: impl FnMut(&PositionSummary),
+) -> Result<PositionSummary> {
+    ensure!(config.every >= 1, "--every must be at least 1");
+    if config.test_after.is_some() {
+        let [train, valid, _] = config.split.per_mille;
+        ensure!(
+            train + valid > 0,
+            "--test-after needs a nonzero train or valid weight in --split"
+        );
+    }
+    let started = Instant::now();
+    let paths = split_paths(out_prefix);
+    let mut writers = Vec::with_capacity(3);
+    for (split, path) in Split::ALL.iter().zip(&paths) {
+        writers.push(PositionWriter::create(path, config.header(source, *split))?);
+    }
+    let mut summary = PositionSummary {
+        outputs: paths.to_vec(),
+        test_after: config.test_after,
+        ..PositionSummary::default()
+    };
+    let mut reader = Reader::new(input);
+    let mut visitor = GameVisitor::new(config.filter());
+    let mut consecutive_errors = 0u32;
+    let mut records: Vec<LabelledPosition> = Vec::with_capacity(256);
+    while config.max_games.is_none_or(|max| summary.games_read < max) {
+        let game_index = summary.games_read;
+        let outcome = match reader.read_game(&mut visitor) {
+            Ok(None) => break,
+            Ok(Some(outcome)) => {
+                consecutive_errors = 0;
+                outcome
+            }
+            Err(e) if e.kind() == io::ErrorKind::InvalidData => {
+                consecutive_errors += 1;
+                if consecutive_errors >= MAX_CONSECUTIVE_ERRORS {
+                    bail!(
+                        "{source}: {consecutive_errors} unreadable games in a row, last: {e}; \
+                         is this a PGN file?"
+                    );
+                }
+                Err(SkipReason::PgnSyntax)
+            }
+            Err(e) => return Err(e).with_context(|| format!("cannot read {source}")),
+        };
+        summary.games_read += 1;
+        let game = match outcome {
+            Err(reason) => {
+                summary.skip(reason);
+                on_game(&summary);
+                continue;
+            }
+            Ok(game) => game,
+        };
+        let offset = if config.every > 1 {
+            SplitMix64::for_stream(config.seed, game_index).below(config.every as usize) as u32
+        } else {
+            0
+        };
+        let select = PlySelection {
+            skip: config.skip_plies,
+            every: config.every,
+            offset,
+        };
+        records.clear();
+        let end = game_positions(&game, select, &mut records);
+        match ending_check(&game, &end, config.ending) {
+            Err(reason) => summary.skip(reason),
+            Ok(_) if records.is_empty() => summary.skip(SkipReason::NoEligiblePositions),
+            Ok(mate) => {
+                let split = config.assign(game_index, &game);
+                let writer = &mut writers[split as usize];
+                for r in &records {
+                    writer.write(r)?;
+                }
+                let i = split as usize;
+                summary.games_used += 1;
+                summary.games_per_split[i] += 1;
+                summary.positions_per_split[i] += records.len() as u64;
+                summary.mates += u64::from(mate);
+                summary.results[match game.result {
+                    GameResult::WhiteWins => 0,
+                    GameResult::BlackWins => 1,
+                    GameResult::Draw => 2,
+                }] += 1;
+                if config.test_after.is_some() && split == Split::Test {
+                    summary.dated_test_games += 1;
+                }
+            }
+        }
+        on_game(&summary);
+    }
+    for writer in writers {
+        writer.finish()?;
+    }
+    summary.elapsed_s = started.elapsed().as_secs_f64();
+    Ok(summary)
+}
