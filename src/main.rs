@@ -72,11 +72,13 @@ enum Cmd {
         #[command(subcommand)]
         command: DataCmd,
     },
-    /// Train a net on Deep Pink triplets (`--config F.toml`, flags override).
+    /// Train a net: Deep Pink triplets (MLPs) or game results (CNNs); `--config F.toml`,
+    /// flags override.
     Train(cerise::train::TrainArgs),
     /// Net quality report on held-out test games.
     Evalnet(cerise::train::evalnet::EvalnetArgs),
-
+    /// Win/loss accuracy of a net of any family on labelled positions.
+    Evalpos(cerise::train::evalpos::EvalposArgs),
     /// Network files.
     Net {
         #[command(subcommand)]
@@ -250,6 +252,12 @@ fn run(command: Cmd) -> Result<(), String> {
         Cmd::Evalnet(args) => {
             let report =
                 cerise::train::evalnet::run_evalnet_cli(&args).map_err(|e| format!("{e:#}"))?;
+            println!("{report}");
+            Ok(())
+        }
+        Cmd::Evalpos(args) => {
+            let report =
+                cerise::train::evalpos::run_evalpos_cli(&args).map_err(|e| format!("{e:#}"))?;
             println!("{report}");
             Ok(())
         }

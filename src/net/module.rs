@@ -6,7 +6,8 @@ use tch::{nn, TchError, Tensor};
 #[derive(Debug)]
 pub enum NetModule {
     Mlp(Mlp),
-    Cnn(Cnn),
+    /// Boxed: its layers are many handles, and an MLP should not carry that size.
+    Cnn(Box<Cnn>),
 }
 
 impl NetModule {
@@ -14,7 +15,7 @@ impl NetModule {
     pub fn new(vs: &nn::Path, arch: &ModelArch) -> Self {
         match arch {
             ModelArch::Mlp(a) => NetModule::Mlp(Mlp::new(vs, a)),
-            ModelArch::Cnn(c) => NetModule::Cnn(Cnn::new(vs, c)),
+            ModelArch::Cnn(c) => NetModule::Cnn(Box::new(Cnn::new(vs, c))),
         }
     }
 
@@ -22,7 +23,7 @@ impl NetModule {
     pub fn zeroed(vs: &nn::Path, arch: &ModelArch) -> Self {
         match arch {
             ModelArch::Mlp(a) => NetModule::Mlp(Mlp::zeroed(vs, a)),
-            ModelArch::Cnn(c) => NetModule::Cnn(Cnn::zeroed(vs, c)),
+            ModelArch::Cnn(c) => NetModule::Cnn(Box::new(Cnn::zeroed(vs, c))),
         }
     }
 

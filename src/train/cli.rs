@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-/// Train a net on Deep Pink triplets; Ctrl-C or SIGTERM checkpoints and exits.
+/// Train a net (Deep Pink triplets or game results); Ctrl-C or SIGTERM checkpoints and exits.
 #[derive(clap::Args, Clone, Debug)]
 pub struct TrainArgs {
     /// TOML config (see configs/*.toml); flags below override its fields.
@@ -20,6 +20,9 @@ pub struct TrainArgs {
     pub steps: Option<u64>,
     #[arg(long)]
     pub out_dir: Option<PathBuf>,
+    /// triplet (MLP presets) or winloss (CNN presets).
+    #[arg(long, value_parser = parse_objective)]
+    pub objective: Option<super::ObjectiveKind>,
     #[arg(long)]
     pub preset: Option<String>,
     #[arg(long)]
@@ -58,6 +61,16 @@ fn parse_optim(text: &str) -> Result<OptimKind, String> {
     }
 }
 
+fn parse_objective(text: &str) -> Result<super::ObjectiveKind, String> {
+    match text.trim().to_ascii_lowercase().as_str() {
+        "triplet" => Ok(super::ObjectiveKind::Triplet),
+        "winloss" => Ok(super::ObjectiveKind::Winloss),
+        other => Err(format!(
+            "unknown objective `{other}`; use triplet or winloss"
+        )),
+    }
+}
+
 impl TrainArgs {
     /// The config file (or the defaults) with every given flag applied.
     pub fn resolve(&self) -> Result<TrainConfig> {
@@ -75,6 +88,7 @@ impl TrainArgs {
         set!(
             steps,
             out_dir,
+            objective,
             preset,
             kappa,
             lr0,

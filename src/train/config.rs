@@ -17,7 +17,10 @@ pub enum OptimKind {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct TrainConfig {
-    /// Architecture preset of `crate::net::Arch` (small, mid, deeppink).
+    /// What the run optimises; it decides the data files and the presets that fit.
+    pub objective: super::ObjectiveKind,
+    /// Architecture preset (`crate::net::preset_names`): an MLP (small, mid, deeppink, …)
+    /// for the triplet objective, a CNN (mocha, …) for win/loss.
     pub preset: String,
     pub train: PathBuf,
     pub valid: PathBuf,
@@ -52,6 +55,7 @@ pub struct TrainConfig {
 impl Default for TrainConfig {
     fn default() -> Self {
         TrainConfig {
+            objective: super::ObjectiveKind::Triplet,
             preset: "small".to_string(),
             train: PathBuf::from("/work/data-out/masters.train.trip"),
             valid: PathBuf::from("/work/data-out/masters.valid.trip"),
@@ -96,7 +100,21 @@ impl TrainConfig {
 
     /// Rejects values that would make a run meaningless or crash it later.
     pub fn validate(&self) -> Result<()> {
-        crate::net::Arch::preset(&self.preset)?;
+        let arch = crate::net::ModelArch::preset(&self.preset)?;
+        match (self.objective, arch.mlp().is_some()) {
+            (super::ObjectiveKind::Triplet, false) => bail!(
+                "invalid training config: the triplet objective trains MLP presets, and \
+                 {} is a {}; set objective = \"winloss\" or an MLP preset",
+                self.preset,
+                arch.family_name()
+            ),
+            (super::ObjectiveKind::Winloss, true) => bail!(
+                "invalid training config: the winloss objective trains CNN presets, and {} is \
+                 an MLP; set objective = \"triplet\" or a CNN preset (mocha, …)",
+                self.preset
+            ),
+            _ => {}
+        }
         self.device
             .parse::<crate::net::DeviceChoice>()
             .map_err(anyhow::Error::from)?;
@@ -176,6 +194,16 @@ mod tests {
         assert!(TrainConfig::from_toml_str("batch = 0", "t").is_err());
         assert!(TrainConfig::from_toml_str("device = \"gpu\"", "t").is_err());
         assert!(TrainConfig::from_toml_str("momentum = 1.0", "t").is_err());
+        let err = TrainConfig::from_toml_str("preset = \"mocha\"", "t").unwrap_err();
+        assert!(
+            format!("{err:#}").contains("objective = \"winloss\""),
+            "{err:#}"
+        );
+        let err = TrainConfig::from_toml_str("objective = \"winloss\"", "t").unwrap_err();
+        assert!(format!("{err:#}").contains("CNN preset"), "{err:#}");
+        let cnn = TrainConfig::from_toml_str("objective = \"winloss\"\npreset = \"mocha\"", "t")
+            .expect("a cnn preset with the winloss objective");
+        assert_eq!(cnn.objective, super::super::ObjectiveKind::Winloss);
     }
 
     #[test]

@@ -43,6 +43,25 @@ impl Batch {
     }
 }
 
+/// A file of fixed-size records the loader can read by index from its own thread.
+pub trait Records: Send + 'static {
+    type Item: Send;
+    fn count(&self) -> u64;
+    fn record(&self, index: u64) -> Result<Self::Item>;
+}
+
+impl Records for TripletReader {
+    type Item = Triplet;
+
+    fn count(&self) -> u64 {
+        self.len()
+    }
+
+    fn record(&self, index: u64) -> Result<Triplet> {
+        self.get(index)
+    }
+}
+
 /// The record order of one epoch.
 pub fn epoch_permutation(len: u64, seed: u64, epoch: u64) -> Vec<u32> {
     let mut perm: Vec<u32> = (0..len as u32).collect();
@@ -54,26 +73,42 @@ pub fn epoch_permutation(len: u64, seed: u64, epoch: u64) -> Vec<u32> {
     perm
 }
 
-pub struct Loader {
-    rx: Receiver<Result<Batch>>,
+pub struct Loader<B = Batch> {
+    rx: Receiver<Result<B>>,
     stop: Arc<AtomicBool>,
     thread: Option<JoinHandle<()>>,
     pub records: u64,
 }
 
-impl Loader {
+impl Loader<Batch> {
     /// Starts producing batches of `batch` triplets from step `start_step` on.
     pub fn spawn(path: &Path, batch: usize, seed: u64, start_step: u64) -> Result<Self> {
         let reader = TripletReader::open(path)?;
-        let records = reader.len();
         ensure!(
-            records > 0,
+            !reader.is_empty(),
             "{} holds no triplets; generate data with `cerise data triplets`",
             path.display()
         );
+        Self::spawn_with(reader, path, batch, seed, start_step, Batch::from_triplets)
+    }
+}
+
+impl<B: Send + 'static> Loader<B> {
+    /// Starts producing batches of `batch` records of `reader` (read from `path`), each made
+    /// by `make`, from step `start_step` on.
+    pub fn spawn_with<R: Records>(
+        reader: R,
+        path: &Path,
+        batch: usize,
+        seed: u64,
+        start_step: u64,
+        make: impl Fn(&[R::Item]) -> B + Send + 'static,
+    ) -> Result<Self> {
+        let records = reader.count();
+        ensure!(records > 0, "{} holds no records", path.display());
         ensure!(
             records <= u64::from(u32::MAX),
-            "{} holds {records} triplets; the loader indexes at most 2^32",
+            "{} holds {records} records; the loader indexes at most 2^32",
             path.display()
         );
         let (tx, rx) = channel::bounded(QUEUE_DEPTH);
@@ -96,7 +131,7 @@ impl Loader {
                         }
                         let index = u64::from(perm[(pos % records) as usize]);
                         pos += 1;
-                        match reader.get(index) {
+                        match reader.record(index) {
                             Ok(t) => triplets.push(t),
                             Err(e) => {
                                 result = Err(e);
@@ -104,7 +139,7 @@ impl Loader {
                             }
                         }
                     }
-                    let item = result.map(|()| Batch::from_triplets(&triplets));
+                    let item = result.map(|()| make(&triplets));
                     let failed = item.is_err();
                     if tx.send(item).is_err() || failed {
                         break;
@@ -120,14 +155,14 @@ impl Loader {
         })
     }
 
-    pub fn next(&self) -> Result<Batch> {
+    pub fn next(&self) -> Result<B> {
         self.rx
             .recv()
             .context("the loader thread stopped unexpectedly")?
     }
 }
 
-impl Drop for Loader {
+impl<B> Drop for Loader<B> {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::Relaxed);
         // Unblock a send waiting on a full queue.
@@ -144,11 +179,15 @@ impl Drop for Loader {
 
 /// A fixed, evenly spread sample of up to `count` triplets of a file (the validation set).
 pub fn spread_sample(path: &Path, count: usize) -> Result<Vec<Triplet>> {
-    let reader = TripletReader::open(path)?;
-    let n = reader.len();
-    ensure!(n > 0, "{} holds no triplets", path.display());
+    spread_records(&TripletReader::open(path)?, path, count)
+}
+
+/// Up to `count` records spread evenly over a file.
+pub fn spread_records<R: Records>(reader: &R, path: &Path, count: usize) -> Result<Vec<R::Item>> {
+    let n = reader.count();
+    ensure!(n > 0, "{} holds no records", path.display());
     let take = (count as u64).min(n);
-    (0..take).map(|i| reader.get(i * n / take)).collect()
+    (0..take).map(|i| reader.record(i * n / take)).collect()
 }
 
 #[cfg(test)]

@@ -8,17 +8,23 @@ pub mod checkpoint;
 pub mod cli;
 pub mod config;
 pub mod evalnet;
+pub mod evalpos;
 pub mod loader;
 pub mod loss;
 pub mod metrics;
 pub mod model;
+pub mod objective;
 pub mod optim;
 pub mod plot;
 pub mod run;
+pub mod winloss;
 
 pub use cli::{run_train_cli, TrainArgs};
 pub use config::{OptimKind, TrainConfig};
+pub use objective::ObjectiveKind;
 pub use run::{train, TrainOutcome};
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_winloss;

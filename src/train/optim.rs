@@ -27,7 +27,13 @@ pub struct Optimiser {
 
 impl Optimiser {
     pub fn new(vs: &VarStore, kind: OptimKind, momentum: f64, nesterov: bool, l2: f64) -> Self {
-        let mut params: Vec<(String, Tensor)> = vs.variables().into_iter().collect();
+        // Batch-norm running statistics are variables without gradients: state, not
+        // parameters.
+        let mut params: Vec<(String, Tensor)> = vs
+            .variables()
+            .into_iter()
+            .filter(|(_, t)| t.requires_grad())
+            .collect();
         params.sort_by(|a, b| a.0.cmp(&b.0));
         let slots = match kind {
             OptimKind::Sgd => 1,

@@ -1,12 +1,11 @@
-//! The training loop: batches from the loader, Deep Pink's loss, an optimiser step with the
-//! scheduled learning rate, validation rows, checkpoints, and a clean exit on a stop flag.
+//! The training loop: batches from the loader, the objective's loss, an optimiser step with
+//! the scheduled learning rate, validation rows, checkpoints, and a clean exit on a stop flag.
 
 use super::checkpoint::{self, CheckpointState};
 use super::config::TrainConfig;
-use super::loader::{spread_sample, Batch, Loader};
-use super::loss::{self, LossStats};
 use super::metrics::{self, Row};
 use super::model::TrainNet;
+use super::objective::{Objective, ObjectiveKind, Triplets};
 use super::optim::Optimiser;
 use super::plot;
 use crate::net::{DeviceChoice, NetMeta};
@@ -14,7 +13,6 @@ use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
-use tch::Tensor;
 
 /// What a run ended with.
 #[derive(Clone, Debug)]
@@ -40,35 +38,6 @@ pub fn plot_path(out_dir: &Path) -> PathBuf {
     out_dir.join("curves.png")
 }
 
-/// f(p), f(q), f(r) for a batch.
-fn forward(net: &TrainNet, batch: &Batch) -> (Tensor, Tensor, Tensor) {
-    let f = net.forward_sparse(&batch.boards);
-    let n = batch.n as i64;
-    (f.narrow(0, 0, n), f.narrow(0, n, n), f.narrow(0, 2 * n, n))
-}
-
-fn validate(net: &TrainNet, batches: &[Batch], kappa: f64) -> LossStats {
-    let mut stats = LossStats::default();
-    tch::no_grad(|| {
-        for b in batches {
-            let (fp, fq, fr) = forward(net, b);
-            stats.add(&fp, &fq, &fr, kappa);
-        }
-    });
-    stats
-}
-
-fn describe(config: &TrainConfig) -> String {
-    let data = config
-        .train
-        .file_name()
-        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-    format!(
-        "Deep Pink triplet objective, kappa={}, {:?} lr0={} tau={} l2={} batch={}, data {data}",
-        config.kappa, config.optimiser, config.lr0, config.tau, config.l2, config.batch
-    )
-}
-
 /// Runs (or, with `resume`, continues) training until `config.steps` or until `stop` is set.
 /// `log` receives the progress lines.
 pub fn train(
@@ -81,14 +50,36 @@ pub fn train(
     if config.torch_threads > 0 {
         tch::set_num_threads(config.torch_threads as i32);
     }
-    let device = config.device.parse::<DeviceChoice>()?.resolve()?;
     let out = &config.out_dir;
     std::fs::create_dir_all(out)
         .with_context(|| format!("cannot create out_dir {}", out.display()))?;
 
+    match config.objective {
+        ObjectiveKind::Triplet => {
+            let objective = Triplets {
+                kappa: config.kappa,
+            };
+            run(&objective, config, resume, stop, log)
+        }
+        ObjectiveKind::Winloss => {
+            let objective = super::winloss::WinLoss::for_preset(&config.preset)?;
+            run(&objective, config, resume, stop, log)
+        }
+    }
+}
+
+fn run<O: Objective>(
+    objective: &O,
+    config: &TrainConfig,
+    resume: bool,
+    stop: &AtomicBool,
+    log: &mut dyn FnMut(&str),
+) -> Result<TrainOutcome> {
+    let device = config.device.parse::<DeviceChoice>()?.resolve()?;
+    let out = &config.out_dir;
     let mut meta = NetMeta::for_preset(&config.preset)?;
     meta.cp_per_unit = config.cp_per_unit;
-    meta.description = Some(describe(config));
+    meta.description = Some(objective.describe(config));
     let net = TrainNet::fresh(meta, config.seed, device);
     let mut optim = Optimiser::new(
         &net.vs,
@@ -127,17 +118,15 @@ pub fn train(
     std::fs::write(out.join("config.toml"), config.to_toml()?)
         .with_context(|| format!("cannot write the config into {}", out.display()))?;
 
-    let valid: Vec<Batch> = spread_sample(&config.valid, config.valid_batches * config.batch)?
-        .chunks(config.batch)
-        .map(Batch::from_triplets)
-        .collect();
-    let loader = Loader::spawn(&config.train, config.batch, config.seed, start_step)?;
+    let valid = objective.valid_batches(config)?;
+    let (loader, records) = objective.loader(config, start_step)?;
     log(&format!(
-        "{} net ({} parameters) on {device:?}; {} training triplets, {} validation",
+        "{} net ({} parameters) on {device:?}; {records} training records, {} validation \
+         boards; {}",
         config.preset,
         net.arch().parameter_count(),
-        loader.records,
-        valid.iter().map(|b| b.n).sum::<usize>()
+        valid.iter().map(|b| objective.boards(b)).sum::<u64>(),
+        objective.describe(config)
     ));
 
     let started = Instant::now();
@@ -155,8 +144,11 @@ pub fn train(
         }
         let batch = loader.next()?;
         let lr = config.lr_at(step);
-        let (fp, fq, fr) = forward(&net, &batch);
-        let l = loss::mean(&fp, &fq, &fr, config.kappa);
+        // Dropout draws from libtorch's global RNG: seeding it from the step makes a resumed
+        // run draw what an uninterrupted one would, and `seeded` keeps another thread of the
+        // process (a second run, a test) from drawing in between.
+        let step_seed = crate::data::rng::mix64(config.seed ^ step.rotate_left(32));
+        let l = crate::net::init::seeded(step_seed, || objective.loss(&net, &batch));
         optim.zero_grad();
         l.backward();
         optim.step(lr);
@@ -169,24 +161,24 @@ pub fn train(
         }
         loss_sum += lv;
         loss_n += 1;
-        boards_since += 3 * batch.n as u64;
+        boards_since += objective.boards(&batch);
         step += 1;
 
         if step % config.eval_every == 0 || step == config.steps {
-            let v = validate(&net, &valid, config.kappa);
+            let v = objective.validate(&net, &valid);
             let row = Row {
                 step,
                 lr,
                 train_loss: loss_sum / loss_n.max(1) as f64,
-                valid_loss: v.loss(),
-                valid_accuracy: v.accuracy(),
-                valid_mean_abs_pq: v.mean_abs_pq(),
+                valid_loss: v.loss,
+                valid_accuracy: v.accuracy,
+                valid_mean_abs_pq: v.extra,
                 elapsed_s: elapsed(),
                 positions_per_s: boards_since as f64 / since.elapsed().as_secs_f64().max(1e-9),
             };
             metrics::append(&metrics_path(out), &row)?;
             log(&format!(
-                "step {step}/{} lr {lr:.4} train {:.4} valid {:.4} acc {:.4} |f(p)+f(q)| {:.4} \
+                "step {step}/{} lr {lr:.4} train {:.4} valid {:.4} acc {:.4} extra {:.4} \
                  {:.0} pos/s {:.0}s",
                 config.steps,
                 row.train_loss,

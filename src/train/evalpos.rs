@@ -1,0 +1,155 @@
+//! `cerise evalpos`: how well a net predicts the winner of labelled positions (the
+//! Mocha.jl study's test accuracy), for a net of any family.
+//!
+//! A CNN is scored twice when its planes carry colour ([`Planes::Mocha7Abs`]): as trained
+//! (true colours, label "White wins") and as the engine runs it (the side to move in White's
+//! seat, label "the side to move wins"; see `crate::net::planes`). An MLP's score for the
+//! side to move stands in for a logit: only its accuracy means anything, not its loss.
+
+use super::model::{tensor_to_vec, TrainNet};
+use super::winloss::{target, WinLossStats};
+use crate::data::positions::{LabelledPosition, PositionReader};
+use crate::net::{DeviceChoice, NetModule, Planes};
+use anyhow::{Context, Result};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::path::PathBuf;
+use std::time::Instant;
+use tch::Tensor;
+
+#[derive(clap::Args, Clone, Debug)]
+pub struct EvalposArgs {
+    /// The net (.safetensors), of any family.
+    #[arg(long)]
+    pub net: PathBuf,
+    /// Labelled positions from `cerise data positions` (e.g. `<prefix>.test.pos`).
+    #[arg(long)]
+    pub positions: PathBuf,
+    /// Evaluate at most this many positions, spread evenly over the file.
+    #[arg(long)]
+    pub max: Option<u64>,
+    #[arg(long, default_value_t = 1024)]
+    pub batch: usize,
+    /// auto, cpu or cuda.
+    #[arg(long, default_value = "auto")]
+    pub device: DeviceChoice,
+    #[arg(long)]
+    pub no_progress: bool,
+}
+
+#[derive(Clone, Debug)]
+pub struct EvalposReport {
+    pub net: String,
+    pub family: String,
+    pub positions: u64,
+    /// As trained (a CNN), or the engine's view (an MLP).
+    pub trained: WinLossStats,
+    /// The engine's view of a colour-aware CNN.
+    pub engine: Option<WinLossStats>,
+    pub seconds: f64,
+}
+
+impl std::fmt::Display for EvalposReport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let line = |f: &mut std::fmt::Formatter<'_>, what: &str, s: &WinLossStats| {
+            writeln!(
+                f,
+                "{what}: accuracy {:.2}% on {} decisive positions, cross-entropy {:.4}",
+                100.0 * s.accuracy(),
+                s.decisive,
+                s.loss()
+            )
+        };
+        writeln!(
+            f,
+            "net {} ({}), {} positions",
+            self.net, self.family, self.positions
+        )?;
+        line(f, "as trained", &self.trained)?;
+        if let Some(e) = &self.engine {
+            line(f, "as the engine runs it", e)?;
+        }
+        write!(
+            f,
+            "{:.1} s, {:.1} µs a position",
+            self.seconds,
+            1e6 * self.seconds / self.positions.max(1) as f64
+        )
+    }
+}
+
+fn logits(net: &TrainNet, planes: Planes, records: &[LabelledPosition], engine: bool) -> Vec<f32> {
+    let width = planes.width();
+    let mut x = vec![0f32; records.len() * width];
+    for (r, row) in records.iter().zip(x.chunks_exact_mut(width)) {
+        planes.encode_into(&r.board, engine || r.white_to_move, row);
+    }
+    let x = Tensor::from_slice(&x)
+        .view([records.len() as i64, width as i64])
+        .to_device(net.device());
+    let out = tch::no_grad(|| net.module.f_forward(&x));
+    match out {
+        Ok(t) => tensor_to_vec(&t),
+        Err(e) => panic!("the CNN forward failed (a shape bug): {e}"),
+    }
+}
+
+pub fn run_evalpos_cli(args: &EvalposArgs) -> Result<EvalposReport> {
+    let device = args.device.resolve()?;
+    let file = crate::net::load(&args.net)?;
+    let net = TrainNet::from_file(&file, device)?;
+    let reader = PositionReader::open(&args.positions)
+        .with_context(|| format!("cannot read positions {}", args.positions.display()))?;
+    let total = reader.len();
+    let n = args.max.map_or(total, |m| m.min(total));
+    let planes = net.arch().planes();
+    let colour_aware = planes.is_some_and(Planes::labels_white);
+    let progress = if args.no_progress {
+        ProgressBar::with_draw_target(Some(n), ProgressDrawTarget::hidden())
+    } else {
+        ProgressBar::new(n)
+    };
+    progress.set_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} positions, {per_sec}, eta {eta}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let started = Instant::now();
+    let (mut trained, mut engine) = (WinLossStats::default(), WinLossStats::default());
+    let mut records = Vec::with_capacity(args.batch.max(1));
+    let mut i = 0u64;
+    while i < n {
+        records.clear();
+        while records.len() < args.batch.max(1) && i < n {
+            records.push(reader.get(i * total / n)?);
+            i += 1;
+        }
+        let stm_targets: Vec<f32> = records
+            .iter()
+            .map(|r| target(r, Planes::Onehot12))
+            .collect();
+        match (&net.module, planes) {
+            (NetModule::Cnn(_), Some(p)) => {
+                let targets: Vec<f32> = records.iter().map(|r| target(r, p)).collect();
+                trained.add(&logits(&net, p, &records, false), &targets);
+                if colour_aware {
+                    engine.add(&logits(&net, p, &records, true), &stm_targets);
+                }
+            }
+            _ => {
+                // f scores the side that just moved: −f is for the side to move.
+                let boards: Vec<_> = records.iter().map(|r| r.board).collect();
+                let z: Vec<f32> = net.score(&boards).iter().map(|f| -f).collect();
+                trained.add(&z, &stm_targets);
+            }
+        }
+        progress.inc(records.len() as u64);
+    }
+    progress.finish_and_clear();
+    Ok(EvalposReport {
+        net: args.net.display().to_string(),
+        family: format!("{} {}", net.arch().family_name(), net.arch().describe()),
+        positions: n,
+        trained,
+        engine: colour_aware.then_some(engine),
+        seconds: started.elapsed().as_secs_f64(),
+    })
+}
