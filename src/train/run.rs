@@ -27,6 +27,7 @@ pub struct TrainOutcome {
     pub net: PathBuf,
     pub net_id: String,
     pub last_row: Option<Row>,
+    pub objective: ObjectiveKind,
     pub elapsed_s: f64,
 }
 
@@ -177,14 +178,17 @@ fn run<O: Objective>(
                 positions_per_s: boards_since as f64 / since.elapsed().as_secs_f64().max(1e-9),
             };
             metrics::append(&metrics_path(out), &row)?;
+            let extra = match config.objective {
+                ObjectiveKind::Triplet => format!(" |f(p)+f(q)| {:.4}", row.valid_mean_abs_pq),
+                ObjectiveKind::Winloss => String::new(),
+            };
             log(&format!(
-                "step {step}/{} lr {lr:.4} train {:.4} valid {:.4} acc {:.4} extra {:.4} \
+                "step {step}/{} lr {lr:.4} train {:.4} valid {:.4} acc {:.4}{extra} \
                  {:.0} pos/s {:.0}s",
                 config.steps,
                 row.train_loss,
                 row.valid_loss,
                 row.valid_accuracy,
-                row.valid_mean_abs_pq,
                 row.positions_per_s,
                 row.elapsed_s
             ));
@@ -217,6 +221,7 @@ fn run<O: Objective>(
         net: net_path,
         net_id,
         last_row,
+        objective: config.objective,
         elapsed_s: elapsed(),
     })
 }
@@ -255,11 +260,20 @@ impl std::fmt::Display for TrainOutcome {
             self.step, self.elapsed_s
         )?;
         if let Some(r) = &self.last_row {
-            writeln!(
-                f,
-                "last valid loss {:.4}, ordering accuracy {:.4}, mean |f(p)+f(q)| {:.4}",
-                r.valid_loss, r.valid_accuracy, r.valid_mean_abs_pq
-            )?;
+            match self.objective {
+                ObjectiveKind::Triplet => writeln!(
+                    f,
+                    "last valid loss {:.4}, ordering accuracy {:.4}, mean |f(p)+f(q)| {:.4}",
+                    r.valid_loss, r.valid_accuracy, r.valid_mean_abs_pq
+                )?,
+                ObjectiveKind::Winloss => writeln!(
+                    f,
+                    "last valid cross-entropy {:.4}, winner predicted for {:.2}% of decisive \
+                     positions",
+                    r.valid_loss,
+                    100.0 * r.valid_accuracy
+                )?,
+            }
         }
         writeln!(f, "checkpoint {}", self.checkpoint.display())?;
         write!(f, "net {} ({})", self.net.display(), self.net_id)
