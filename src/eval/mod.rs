@@ -116,9 +116,15 @@ pub fn net_breakdown(
     } else {
         "raw logit (side to move wins)"
     };
-    Ok(vec![
-        (raw_name.to_string(), raw_sign * score / cp_per_unit),
-        ("cp_per_unit".to_string(), cp_per_unit),
-        ("score (side to move, cp)".to_string(), score),
-    ])
+    let raw = raw_sign * score / cp_per_unit;
+    let mut terms = vec![(raw_name.to_string(), raw)];
+    if raw_sign > 0.0 {
+        terms.push((
+            "win probability (side to move)".to_string(),
+            1.0 / (1.0 + (-raw).exp()),
+        ));
+    }
+    terms.push(("cp_per_unit".to_string(), cp_per_unit));
+    terms.push(("score (side to move, cp)".to_string(), score));
+    Ok(terms)
 }

@@ -14,6 +14,9 @@ use tch::Tensor;
 pub const FORMAT_NAME: &str = "cerise-net";
 pub const FORMAT_VERSION: u32 = 1;
 pub const DEFAULT_CP_PER_UNIT: f32 = 100.0;
+/// The scale of a win/loss net: cp = 400·log10(p / (1 − p)) = logit · 400 / ln 10, the Elo
+/// formula's reading of a win probability as a score.
+pub const LOGISTIC_CP_PER_LOGIT: f32 = 400.0 / std::f32::consts::LN_10;
 
 /// What the weights mean, as stored in the safetensors `__metadata__`.
 #[derive(Clone, Debug, PartialEq)]
@@ -32,11 +35,15 @@ impl NetMeta {
     /// Metadata for a fresh net of a preset, on this engine's encoding.
     pub fn for_preset(preset: &str) -> Result<Self, NetError> {
         let arch = ModelArch::preset(preset)?;
+        let cp_per_unit = match arch {
+            ModelArch::Mlp(_) => DEFAULT_CP_PER_UNIT,
+            ModelArch::Cnn(_) => LOGISTIC_CP_PER_LOGIT,
+        };
         Ok(NetMeta {
             preset: preset.to_ascii_lowercase(),
             encoding: arch.encoding().to_string(),
             arch,
-            cp_per_unit: DEFAULT_CP_PER_UNIT,
+            cp_per_unit,
             description: None,
         })
     }

@@ -48,7 +48,8 @@ pub struct TrainConfig {
     /// auto, cpu or cuda.
     pub device: String,
     pub out_dir: PathBuf,
-    /// Stored in the net file: centipawns per unit of f.
+    /// Stored in the net file: centipawns per unit of f (triplet objective only; a win/loss
+    /// net always stores the logistic scale 400 / ln 10 per logit).
     pub cp_per_unit: f32,
 }
 

@@ -5,6 +5,10 @@
 //! (true colours, label "White wins") and as the engine runs it (the side to move in White's
 //! seat, label "the side to move wins"; see `crate::net::planes`). An MLP's score for the
 //! side to move stands in for a logit: only its accuracy means anything, not its loss.
+//!
+//! Game phase, for the accuracy by phase: the opening is the first 20 plies; after that a
+//! position is an endgame when the non-pawn material of both sides together (N = B = 3,
+//! R = 5, Q = 9; 62 at the start) is at most 26, and a middlegame otherwise.
 
 use super::model::{tensor_to_vec, TrainNet};
 use super::winloss::{target, WinLossStats};
@@ -45,6 +49,8 @@ pub struct EvalposReport {
     pub trained: WinLossStats,
     /// The engine's view of a colour-aware CNN.
     pub engine: Option<WinLossStats>,
+    /// `trained` split by [`Phase`].
+    pub phases: [WinLossStats; 3],
     pub seconds: f64,
 }
 
@@ -68,12 +74,65 @@ impl std::fmt::Display for EvalposReport {
         if let Some(e) = &self.engine {
             line(f, "as the engine runs it", e)?;
         }
+        for (phase, s) in PHASES.iter().zip(&self.phases) {
+            line(f, &format!("  {}", phase.name()), s)?;
+        }
         write!(
             f,
             "{:.1} s, {:.1} µs a position",
             self.seconds,
             1e6 * self.seconds / self.positions.max(1) as f64
         )
+    }
+}
+
+/// A position's game phase (see the module note).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    Opening,
+    Middlegame,
+    Endgame,
+}
+
+pub const PHASES: [Phase; 3] = [Phase::Opening, Phase::Middlegame, Phase::Endgame];
+
+impl Phase {
+    pub fn of(r: &LabelledPosition) -> Phase {
+        const VALUES: [u32; 6] = [0, 3, 3, 5, 9, 0];
+        let material: u32 = r
+            .board
+            .0
+            .iter()
+            .filter(|&&c| c != 0)
+            .map(|&c| VALUES[(c as usize - 1) % 6])
+            .sum();
+        if r.ply < 20 {
+            Phase::Opening
+        } else if material <= 26 {
+            Phase::Endgame
+        } else {
+            Phase::Middlegame
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Phase::Opening => "opening",
+            Phase::Middlegame => "middlegame",
+            Phase::Endgame => "endgame",
+        }
+    }
+}
+
+/// Adds each position's logit to the stats of its phase.
+fn add_by_phase(
+    phases: &mut [WinLossStats; 3],
+    records: &[LabelledPosition],
+    z: &[f32],
+    y: &[f32],
+) {
+    for ((r, &z), &y) in records.iter().zip(z).zip(y) {
+        phases[Phase::of(r) as usize].add(&[z], &[y]);
     }
 }
 
@@ -114,6 +173,7 @@ pub fn run_evalpos_cli(args: &EvalposArgs) -> Result<EvalposReport> {
     );
     let started = Instant::now();
     let (mut trained, mut engine) = (WinLossStats::default(), WinLossStats::default());
+    let mut phases = [WinLossStats::default(); 3];
     let mut records = Vec::with_capacity(args.batch.max(1));
     let mut i = 0u64;
     while i < n {
@@ -129,7 +189,9 @@ pub fn run_evalpos_cli(args: &EvalposArgs) -> Result<EvalposReport> {
         match (&net.module, planes) {
             (NetModule::Cnn(_), Some(p)) => {
                 let targets: Vec<f32> = records.iter().map(|r| target(r, p)).collect();
-                trained.add(&logits(&net, p, &records, false), &targets);
+                let z = logits(&net, p, &records, false);
+                trained.add(&z, &targets);
+                add_by_phase(&mut phases, &records, &z, &targets);
                 if colour_aware {
                     engine.add(&logits(&net, p, &records, true), &stm_targets);
                 }
@@ -139,6 +201,7 @@ pub fn run_evalpos_cli(args: &EvalposArgs) -> Result<EvalposReport> {
                 let boards: Vec<_> = records.iter().map(|r| r.board).collect();
                 let z: Vec<f32> = net.score(&boards).iter().map(|f| -f).collect();
                 trained.add(&z, &stm_targets);
+                add_by_phase(&mut phases, &records, &z, &stm_targets);
             }
         }
         progress.inc(records.len() as u64);
@@ -150,6 +213,38 @@ pub fn run_evalpos_cli(args: &EvalposArgs) -> Result<EvalposReport> {
         positions: n,
         trained,
         engine: colour_aware.then_some(engine),
+        phases,
         seconds: started.elapsed().as_secs_f64(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chess::Position;
+
+    fn at(fen: &str, ply: u16) -> LabelledPosition {
+        LabelledPosition {
+            board: Position::from_fen(fen).expect("valid fen").compact(),
+            white_to_move: true,
+            result: 1,
+            from: 12,
+            to: 28,
+            role: shakmaty::Role::Pawn,
+            promotion: None,
+            ply,
+        }
+    }
+
+    #[test]
+    fn phases_follow_the_ply_and_the_material() {
+        let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+        assert_eq!(Phase::of(&at(start, 5)), Phase::Opening);
+        assert_eq!(Phase::of(&at(start, 30)), Phase::Middlegame);
+        // Queens and a rook pair off: 62 − 18 − 10 = 34 > 26, still a middlegame.
+        let fewer = "1nb1kbnr/pppppppp/8/8/8/8/PPPPPPPP/1NB1KBNR w - - 0 1";
+        assert_eq!(Phase::of(&at(fewer, 30)), Phase::Middlegame);
+        let rooks = "r3k3/pppp4/8/8/8/8/PPPP4/R2BK1N1 w - - 0 1";
+        assert_eq!(Phase::of(&at(rooks, 60)), Phase::Endgame);
+    }
 }

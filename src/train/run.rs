@@ -79,7 +79,11 @@ fn run<O: Objective>(
     let device = config.device.parse::<DeviceChoice>()?.resolve()?;
     let out = &config.out_dir;
     let mut meta = NetMeta::for_preset(&config.preset)?;
-    meta.cp_per_unit = config.cp_per_unit;
+    // A win/loss net's scale is the logistic one its preset sets (net::file); the
+    // triplet objective fixes no scale, so the config chooses it.
+    if config.objective == ObjectiveKind::Triplet {
+        meta.cp_per_unit = config.cp_per_unit;
+    }
     meta.description = Some(objective.describe(config));
     let net = TrainNet::fresh(meta, config.seed, device);
     let mut optim = Optimiser::new(

@@ -107,7 +107,9 @@ fn a_cnn_learns_the_fixture_and_the_engine_runs_it() {
         report.engine.is_none(),
         "mocha-stm reads side-to-move planes"
     );
-    assert!(report.to_string().contains("accuracy"), "{report}");
+    assert!(report.to_string().contains("middlegame"), "{report}");
+    let by_phase: u64 = report.phases.iter().map(|p| p.count).sum();
+    assert_eq!(by_phase, report.positions, "every position has one phase");
 }
 
 #[test]

@@ -661,6 +661,15 @@ mod tests {
             assert_close(&got, &reference(&path, &bs));
             let breakdown = eval.breakdown(&bs[3]).expect("breakdown");
             assert!(breakdown[0].0.contains("logit"), "{breakdown:?}");
+            // p = σ(logit), and the score is 400·log10(p / (1 − p)) cp.
+            let p = breakdown[1].1;
+            assert!(breakdown[1].0.contains("win probability") && p > 0.0 && p < 1.0);
+            let cp = 400.0 * (p / (1.0 - p)).log10();
+            let score = breakdown.last().expect("score").1;
+            assert!(
+                (cp - score).abs() < 0.05 * (1.0 + score.abs()),
+                "{cp} vs {score}"
+            );
             let sparse = NetEvaluatorConfig {
                 encoder: Encoder::Sparse,
                 ..NetEvaluatorConfig::default()
