@@ -73,7 +73,8 @@ impl ModelArch {
     pub fn require_mlp(&self, what: &str) -> Result<&Arch, NetError> {
         self.mlp().ok_or_else(|| {
             NetError::BadConfig(format!(
-                "{what} runs only mlp nets, and this net is a {} ({}); use Backend torch",
+                "{what} runs only mlp nets, and this net is a {} ({}); use Backend torch \
+                 (`--backend torch` on the command line)",
                 self.family_name(),
                 self.describe()
             ))

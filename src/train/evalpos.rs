@@ -70,7 +70,12 @@ impl std::fmt::Display for EvalposReport {
             "net {} ({}), {} positions",
             self.net, self.family, self.positions
         )?;
-        line(f, "as trained", &self.trained)?;
+        let first = if self.family.starts_with("mlp") {
+            "its score's sign (side to move)"
+        } else {
+            "as trained"
+        };
+        line(f, first, &self.trained)?;
         if let Some(e) = &self.engine {
             line(f, "as the engine runs it", e)?;
         }
