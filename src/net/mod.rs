@@ -10,6 +10,7 @@ pub mod init;
 pub mod mlp;
 pub mod module;
 pub mod planes;
+pub mod policy;
 pub mod presets;
 pub mod sparse;
 
@@ -22,5 +23,6 @@ pub use init::init_net;
 pub use mlp::Mlp;
 pub use module::NetModule;
 pub use planes::Planes;
+pub use policy::{Policy, PolicyArch, HEADS, POLICY_PRESETS};
 pub use presets::{Arch, Form};
 pub use sparse::SparseBoards;
