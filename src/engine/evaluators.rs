@@ -119,6 +119,13 @@ mod tests {
             Err(e) => e,
         };
         assert!(e.contains("only mlp") && e.contains("Backend torch"), "{e}");
+        let policy = dir.join("convchess.safetensors");
+        crate::net::init_net("convchess", 1, &policy).unwrap();
+        let e = match load_evaluator(policy.to_str().unwrap(), DeviceChoice::Cpu) {
+            Ok(_) => panic!("a policy net became the evaluator"),
+            Err(e) => e,
+        };
+        assert!(e.contains("scores moves, not positions"), "{e}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

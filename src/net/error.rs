@@ -28,7 +28,7 @@ pub enum NetError {
         supported: u32,
     },
     #[error(
-        "{origin} has architecture `{found}`, this engine runs `mlp`, `mlp-antisym` and `cnn`; use a matching engine"
+        "{origin} has architecture `{found}`, this engine runs `mlp`, `mlp-antisym`, `cnn` and `convchess-policy`; use a matching engine"
     )]
     UnknownArch { origin: String, found: String },
     #[error("{origin} has invalid metadata `{key}` = {value:?}: {reason}")]

@@ -6,12 +6,16 @@
 //! | `mlp`         | Deep Pink's MLP ([`Mlp`])      | `widths`       | `stm-mirror-768-v1`    |
 //! | `mlp-antisym` | the zero-sum MLP               | `widths`       | `stm-mirror-768-v1`    |
 //! | `cnn`         | the win/loss CNN ([`Cnn`])     | `layers`       | its planes ([`Planes`])|
+//! | `convchess-policy` | ConvChess's seven policy nets ([`Policy`]) | `layers` | its planes |
+//!
+//! A policy file scores moves, not positions: it is never an evaluator.
 //!
 //! [`Mlp`]: super::Mlp
 //! [`Cnn`]: super::Cnn
+//! [`Policy`]: super::Policy
 
 use super::presets::{preset_names as mlp_preset_names, Arch, Form};
-use super::{CnnArch, NetError, Planes, CNN_PRESETS};
+use super::{CnnArch, NetError, Planes, PolicyArch, CNN_PRESETS, POLICY_PRESETS};
 use crate::chess::{CompactBoard, ENCODING_NAME, ENCODING_WIDTH};
 
 /// The architecture of a net of any family.
@@ -19,16 +23,22 @@ use crate::chess::{CompactBoard, ENCODING_NAME, ENCODING_WIDTH};
 pub enum ModelArch {
     Mlp(Arch),
     Cnn(CnnArch),
+    Policy(PolicyArch),
 }
 
 /// The `arch` value of convolutional nets.
 pub const CNN_FAMILY: &str = "cnn";
+/// The `arch` value of policy files.
+pub const POLICY_FAMILY: &str = "convchess-policy";
 
 impl ModelArch {
     /// A preset of any family, by name (case-insensitive).
     pub fn preset(name: &str) -> Result<Self, NetError> {
         if let Some(cnn) = CnnArch::preset(name) {
             return Ok(ModelArch::Cnn(cnn));
+        }
+        if let Some(policy) = PolicyArch::preset(name) {
+            return Ok(ModelArch::Policy(policy));
         }
         Arch::preset(name)
             .map(ModelArch::Mlp)
@@ -43,6 +53,7 @@ impl ModelArch {
         match self {
             ModelArch::Mlp(a) => a.form.file_name(),
             ModelArch::Cnn(_) => CNN_FAMILY,
+            ModelArch::Policy(_) => POLICY_FAMILY,
         }
     }
 
@@ -51,6 +62,7 @@ impl ModelArch {
         match self {
             ModelArch::Mlp(_) => ENCODING_NAME,
             ModelArch::Cnn(c) => c.input.encoding_name(),
+            ModelArch::Policy(p) => p.input.encoding_name(),
         }
     }
 
@@ -59,13 +71,14 @@ impl ModelArch {
         match self {
             ModelArch::Mlp(a) => a.widths_string(),
             ModelArch::Cnn(c) => c.spec(),
+            ModelArch::Policy(p) => p.spec(),
         }
     }
 
     pub fn mlp(&self) -> Option<&Arch> {
         match self {
             ModelArch::Mlp(a) => Some(a),
-            ModelArch::Cnn(_) => None,
+            ModelArch::Cnn(_) | ModelArch::Policy(_) => None,
         }
     }
 
@@ -85,6 +98,7 @@ impl ModelArch {
         match self {
             ModelArch::Mlp(a) => a.tensor_shapes(),
             ModelArch::Cnn(c) => c.tensor_shapes(),
+            ModelArch::Policy(p) => p.tensor_shapes(),
         }
     }
 
@@ -102,6 +116,7 @@ impl ModelArch {
         match self {
             ModelArch::Mlp(_) => ENCODING_WIDTH,
             ModelArch::Cnn(c) => c.input.width(),
+            ModelArch::Policy(p) => p.input.width(),
         }
     }
 
@@ -110,7 +125,13 @@ impl ModelArch {
         match self {
             ModelArch::Mlp(_) => None,
             ModelArch::Cnn(c) => Some(c.input),
+            ModelArch::Policy(p) => Some(p.input),
         }
+    }
+
+    /// Whether the net scores positions (an evaluator), as opposed to moves (a policy).
+    pub fn scores_positions(&self) -> bool {
+        !matches!(self, ModelArch::Policy(_))
     }
 
     /// Writes the dense input of a board as the engine sees it (side to move, colour
@@ -119,15 +140,17 @@ impl ModelArch {
         match self {
             ModelArch::Mlp(_) => board.encode_into(out),
             ModelArch::Cnn(c) => c.input.encode_into(board, true, out),
+            ModelArch::Policy(p) => p.input.encode_into(board, true, out),
         }
     }
 
     /// The sign that turns a raw output into a score for the side to move: an MLP's f
-    /// scores the side that just moved (`mlp`), a CNN's logit the side to move.
+    /// scores the side that just moved (`mlp`), a CNN's logit the side to move. (A policy's
+    /// logits are for the side to move's moves.)
     pub fn raw_sign(&self) -> f32 {
         match self {
             ModelArch::Mlp(_) => -1.0,
-            ModelArch::Cnn(_) => 1.0,
+            ModelArch::Cnn(_) | ModelArch::Policy(_) => 1.0,
         }
     }
 
@@ -141,6 +164,7 @@ impl ModelArch {
 pub fn preset_names() -> Vec<&'static str> {
     let mut names = mlp_preset_names();
     names.extend(CNN_PRESETS.iter().map(|(n, _)| *n));
+    names.extend(POLICY_PRESETS.iter().map(|(n, _)| *n));
     names
 }
 
@@ -154,6 +178,11 @@ mod tests {
             let arch = ModelArch::preset(name).expect("preset exists");
             assert!(arch.parameter_count() > 0, "{name}");
             assert_eq!(arch.mlp().is_some(), arch.planes().is_none(), "{name}");
+            assert_eq!(
+                arch.scores_positions(),
+                arch.family_name() != POLICY_FAMILY,
+                "{name}"
+            );
         }
         let cnn = ModelArch::preset("MOCHA").expect("case-insensitive");
         assert_eq!(cnn.family_name(), "cnn");

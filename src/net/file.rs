@@ -3,7 +3,7 @@
 //! mean. Loading checks all of it; a net that does not match
 //! this engine is refused with a [`NetError`], never replaced by random weights.
 
-use super::{Arch, CnnArch, Form, ModelArch, NetError};
+use super::{Arch, CnnArch, Form, ModelArch, NetError, PolicyArch};
 use safetensors::{Dtype, SafeTensors};
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
@@ -36,7 +36,7 @@ impl NetMeta {
     pub fn for_preset(preset: &str) -> Result<Self, NetError> {
         let arch = ModelArch::preset(preset)?;
         let cp_per_unit = match arch {
-            ModelArch::Mlp(_) => DEFAULT_CP_PER_UNIT,
+            ModelArch::Mlp(_) | ModelArch::Policy(_) => DEFAULT_CP_PER_UNIT,
             ModelArch::Cnn(_) => LOGISTIC_CP_PER_LOGIT,
         };
         Ok(NetMeta {
@@ -52,6 +52,7 @@ impl NetMeta {
         let shape = match &self.arch {
             ModelArch::Mlp(a) => ("widths", a.widths_string()),
             ModelArch::Cnn(c) => ("layers", c.spec()),
+            ModelArch::Policy(p) => ("layers", p.spec()),
         };
         let mut pairs = vec![
             ("arch", self.arch.family_name().to_string()),
@@ -361,6 +362,17 @@ fn parse_meta(md: &HashMap<String, String>, origin: &str) -> Result<NetMeta, Net
         })?;
         let arch = CnnArch::parse(spec).map_err(|e| bad("layers", spec, e.to_string()))?;
         ModelArch::Cnn(arch)
+    } else if arch_name == super::family::POLICY_FAMILY {
+        let spec = get("layers").ok_or_else(|| {
+            bad(
+                "layers",
+                "",
+                "missing; it describes the nets, e.g. in=stm6 convs=3 filters=32 fc=128"
+                    .to_string(),
+            )
+        })?;
+        let arch = PolicyArch::parse(spec).map_err(|e| bad("layers", spec, e.to_string()))?;
+        ModelArch::Policy(arch)
     } else {
         return Err(NetError::UnknownArch {
             origin: origin.to_string(),
@@ -691,12 +703,16 @@ mod tests {
 
     #[test]
     fn a_cnn_net_round_trips_and_its_metadata_is_checked() {
-        for preset in ["mocha", "mocha-relu-bn"] {
+        for (preset, family) in [
+            ("mocha", "cnn"),
+            ("mocha-relu-bn", "cnn"),
+            ("convchess", "convchess-policy"),
+        ] {
             let path = temp_path(&format!("{preset}.st"));
             init_net(preset, 3, &path).expect("init works");
-            let net = load(&path).expect("a fresh cnn loads");
+            let net = load(&path).expect("a fresh net loads");
             assert_eq!(net.meta, NetMeta::for_preset(preset).expect("preset"));
-            assert_eq!(net.meta.arch.family_name(), "cnn");
+            assert_eq!(net.meta.arch.family_name(), family);
             let vs = VarStore::new(Device::Cpu);
             crate::net::NetModule::zeroed(&vs.root(), &net.meta.arch);
             net.copy_into(&vs).expect("copies into a zeroed module");

@@ -160,6 +160,13 @@ fn logits(net: &TrainNet, planes: Planes, records: &[LabelledPosition], engine: 
 pub fn run_evalpos_cli(args: &EvalposArgs) -> Result<EvalposReport> {
     let device = args.device.resolve()?;
     let file = crate::net::load(&args.net)?;
+    if !file.meta.arch.scores_positions() {
+        anyhow::bail!(
+            "{} is a {} net: it predicts moves, not winners; evalpos measures mlp and cnn nets",
+            args.net.display(),
+            file.meta.arch.family_name()
+        );
+    }
     let net = TrainNet::from_file(&file, device)?;
     let reader = PositionReader::open(&args.positions)
         .with_context(|| format!("cannot read positions {}", args.positions.display()))?;

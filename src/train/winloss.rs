@@ -68,9 +68,10 @@ impl WinLoss {
     pub fn for_preset(preset: &str) -> Result<Self> {
         match ModelArch::preset(preset)? {
             ModelArch::Cnn(c) => Ok(WinLoss { planes: c.input }),
-            ModelArch::Mlp(_) => bail!(
-                "the winloss objective trains CNN presets, and {preset} is an MLP; use a CNN \
-                 preset such as mocha"
+            other => bail!(
+                "the winloss objective trains CNN presets, and {preset} is a {}; use a CNN \
+                 preset such as mocha",
+                other.family_name()
             ),
         }
     }
@@ -79,7 +80,7 @@ impl WinLoss {
         let (x, y) = batch.tensors(self.planes, net.device());
         let logits = match &net.module {
             crate::net::NetModule::Cnn(c) => c.f_forward_t(&x, train),
-            crate::net::NetModule::Mlp(_) => unreachable!("for_preset admits CNNs only"),
+            _ => unreachable!("for_preset admits CNNs only"),
         };
         match logits {
             Ok(l) => (l, y),

@@ -158,6 +158,14 @@ impl Model {
     ) -> Result<Self, NetError> {
         precision.check_device(device)?;
         let arch = net.meta.arch.clone();
+        if !arch.scores_positions() {
+            return Err(NetError::BadConfig(format!(
+                "this net is a {} ({}): it scores moves, not positions, so it cannot be the \
+                 evaluator; choose an mlp or cnn net",
+                arch.family_name(),
+                arch.describe()
+            )));
+        }
         let encoder = match (&arch, encoder) {
             (ModelArch::Mlp(_), e) => e,
             (_, Encoder::Sparse) => {
