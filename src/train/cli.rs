@@ -33,7 +33,7 @@ pub struct TrainArgs {
     pub tau: Option<f64>,
     #[arg(long)]
     pub batch: Option<usize>,
-    /// sgd or adam.
+    /// sgd, adam or rmsprop.
     #[arg(long, value_parser = parse_optim)]
     pub optimiser: Option<OptimKind>,
     #[arg(long)]
@@ -57,7 +57,10 @@ fn parse_optim(text: &str) -> Result<OptimKind, String> {
     match text.trim().to_ascii_lowercase().as_str() {
         "sgd" => Ok(OptimKind::Sgd),
         "adam" => Ok(OptimKind::Adam),
-        other => Err(format!("unknown optimiser `{other}`; use sgd or adam")),
+        "rmsprop" => Ok(OptimKind::Rmsprop),
+        other => Err(format!(
+            "unknown optimiser `{other}`; use sgd, adam or rmsprop"
+        )),
     }
 }
 

@@ -12,6 +12,8 @@ pub enum OptimKind {
     #[default]
     Sgd,
     Adam,
+    /// ConvChess's choice (decay 0.999).
+    Rmsprop,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -1,4 +1,4 @@
-//! SGD with (Nesterov) momentum and Adam, both with L2 weight decay, written out here rather
+//! SGD with (Nesterov) momentum, Adam and RMSprop, all with L2 weight decay, written out here rather
 //! than taken from `tch::nn::Optimizer` because that one hides its momentum buffers: owning
 //! them lets a checkpoint store them and a resumed run continue exactly. The SGD update is
 //! PyTorch's (`torch.optim.SGD`, dampening 0), which a test checks against `tch::nn::Sgd`.
@@ -11,6 +11,10 @@ use tch::{Kind, Tensor};
 const ADAM_BETA1: f64 = 0.9;
 const ADAM_BETA2: f64 = 0.999;
 const ADAM_EPS: f64 = 1e-8;
+/// RMSprop's decay of the mean square, ConvChess's 0.999 (the decay rate of the CS231n
+/// solver the study used).
+const RMSPROP_DECAY: f64 = 0.999;
+const RMSPROP_EPS: f64 = 1e-8;
 
 pub struct Optimiser {
     kind: OptimKind,
@@ -21,7 +25,8 @@ pub struct Optimiser {
     pub updates: u64,
     /// (name, parameter), sorted by name so the state order is stable.
     params: Vec<(String, Tensor)>,
-    /// SGD: [momentum buffer]; Adam: [first moment, second moment]; per parameter.
+    /// SGD: [momentum buffer]; Adam: [first moment, second moment]; RMSprop: [mean square];
+    /// per parameter.
     state: Vec<Vec<Tensor>>,
 }
 
@@ -36,7 +41,7 @@ impl Optimiser {
             .collect();
         params.sort_by(|a, b| a.0.cmp(&b.0));
         let slots = match kind {
-            OptimKind::Sgd => 1,
+            OptimKind::Sgd | OptimKind::Rmsprop => 1,
             OptimKind::Adam => 2,
         };
         // Zero buffers give PyTorch's first step (buffer = gradient) with no special case.
@@ -97,6 +102,12 @@ impl Optimiser {
                         let m_hat = &state[0] / (1.0 - ADAM_BETA1.powi(t));
                         let v_hat = &state[1] / (1.0 - ADAM_BETA2.powi(t));
                         let _ = p.g_sub_(&(m_hat / (v_hat.sqrt() + ADAM_EPS) * lr));
+                    }
+                    OptimKind::Rmsprop => {
+                        let _ = state[0]
+                            .g_mul_scalar_(RMSPROP_DECAY)
+                            .g_add_(&(&d * &d * (1.0 - RMSPROP_DECAY)));
+                        let _ = p.g_sub_(&(&d / (state[0].sqrt() + RMSPROP_EPS) * lr));
                     }
                 }
             }
@@ -217,5 +228,35 @@ mod tests {
             assert_eq!(n1, &n2);
             assert!(t1.equal(&t2), "{n1}");
         }
+    }
+
+    #[test]
+    fn rmsprop_matches_its_formula_and_descends() {
+        let (vs, x) = make(0.3);
+        let mut opt = Optimiser::new(&vs, OptimKind::Rmsprop, 0.9, false, 0.0);
+        let w0 = vs.variables()["w"].copy();
+        opt.zero_grad();
+        quadratic_grads(&vs, &x);
+        let g = vs.variables()["w"].grad().copy();
+        opt.step(0.01);
+        // First step: v = (1 − ρ)·g², so w moves by lr·g / (|g|·sqrt(1 − ρ)).
+        let want = &w0 - &g / ((&g * &g * (1.0 - RMSPROP_DECAY)).sqrt() + RMSPROP_EPS) * 0.01;
+        let diff = (vs.variables()["w"].copy() - want)
+            .abs()
+            .max()
+            .double_value(&[]);
+        assert!(diff < 1e-6, "{diff}");
+        let loss = |vs: &VarStore| {
+            let w = vs.variables()["w"].shallow_clone();
+            ((w * &x).sum(Kind::Float) - 3.0).square().double_value(&[])
+        };
+        let before = loss(&vs);
+        for _ in 0..20 {
+            opt.zero_grad();
+            quadratic_grads(&vs, &x);
+            opt.step(0.001);
+        }
+        assert!(loss(&vs) < before);
+        assert_eq!(opt.state_tensors().len(), 2, "updates and one mean square");
     }
 }
