@@ -20,7 +20,7 @@ pub struct TrainArgs {
     pub steps: Option<u64>,
     #[arg(long)]
     pub out_dir: Option<PathBuf>,
-    /// triplet (MLP presets) or winloss (CNN presets).
+    /// triplet (MLP presets), winloss (CNN presets) or policy (policy presets).
     #[arg(long, value_parser = parse_objective)]
     pub objective: Option<super::ObjectiveKind>,
     #[arg(long)]
@@ -68,8 +68,9 @@ fn parse_objective(text: &str) -> Result<super::ObjectiveKind, String> {
     match text.trim().to_ascii_lowercase().as_str() {
         "triplet" => Ok(super::ObjectiveKind::Triplet),
         "winloss" => Ok(super::ObjectiveKind::Winloss),
+        "policy" => Ok(super::ObjectiveKind::Policy),
         other => Err(format!(
-            "unknown objective `{other}`; use triplet or winloss"
+            "unknown objective `{other}`; use triplet, winloss or policy"
         )),
     }
 }

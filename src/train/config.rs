@@ -104,19 +104,32 @@ impl TrainConfig {
     /// Rejects values that would make a run meaningless or crash it later.
     pub fn validate(&self) -> Result<()> {
         let arch = crate::net::ModelArch::preset(&self.preset)?;
-        match (self.objective, arch.mlp().is_some()) {
-            (super::ObjectiveKind::Triplet, false) => bail!(
-                "invalid training config: the triplet objective trains MLP presets, and \
-                 {} is a {}; set objective = \"winloss\" or an MLP preset",
+        use super::ObjectiveKind as O;
+        use crate::net::ModelArch;
+        let (fits, wants) = match self.objective {
+            O::Triplet => (
+                matches!(arch, ModelArch::Mlp(_)),
+                "an MLP preset (small, …)",
+            ),
+            O::Winloss => (matches!(arch, ModelArch::Cnn(_)), "a CNN preset (mocha, …)"),
+            O::Policy => (
+                matches!(arch, ModelArch::Policy(_)),
+                "a policy preset (convchess, …)",
+            ),
+        };
+        if !fits {
+            let right = match arch {
+                ModelArch::Mlp(_) => "triplet",
+                ModelArch::Cnn(_) => "winloss",
+                ModelArch::Policy(_) => "policy",
+            };
+            bail!(
+                "invalid training config: the {:?} objective trains {wants}, and {} is a {}; \
+                 set objective = \"{right}\" or another preset",
+                self.objective,
                 self.preset,
                 arch.family_name()
-            ),
-            (super::ObjectiveKind::Winloss, true) => bail!(
-                "invalid training config: the winloss objective trains CNN presets, and {} is \
-                 an MLP; set objective = \"triplet\" or a CNN preset (mocha, …)",
-                self.preset
-            ),
-            _ => {}
+            );
         }
         self.device
             .parse::<crate::net::DeviceChoice>()
@@ -204,6 +217,11 @@ mod tests {
         );
         let err = TrainConfig::from_toml_str("objective = \"winloss\"", "t").unwrap_err();
         assert!(format!("{err:#}").contains("CNN preset"), "{err:#}");
+        let err = TrainConfig::from_toml_str("preset = \"convchess\"", "t").unwrap_err();
+        assert!(
+            format!("{err:#}").contains("objective = \"policy\""),
+            "{err:#}"
+        );
         let cnn = TrainConfig::from_toml_str("objective = \"winloss\"\npreset = \"mocha\"", "t")
             .expect("a cnn preset with the winloss objective");
         assert_eq!(cnn.objective, super::super::ObjectiveKind::Winloss);

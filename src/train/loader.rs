@@ -6,6 +6,7 @@
 //! resume the data stream exactly.
 
 use super::model::SparseBoards;
+use crate::data::positions::{LabelledPosition, PositionReader};
 use crate::data::rng::{mix64, SplitMix64};
 use crate::data::{Triplet, TripletReader};
 use anyhow::{ensure, Context, Result};
@@ -60,6 +61,29 @@ impl Records for TripletReader {
     fn record(&self, index: u64) -> Result<Triplet> {
         self.get(index)
     }
+}
+
+impl Records for PositionReader {
+    type Item = LabelledPosition;
+
+    fn count(&self) -> u64 {
+        self.len()
+    }
+
+    fn record(&self, index: u64) -> Result<LabelledPosition> {
+        self.get(index)
+    }
+}
+
+/// Opens labelled positions for an objective that reads them, saying how to make them.
+pub fn open_positions(path: &Path) -> Result<PositionReader> {
+    PositionReader::open(path).with_context(|| {
+        format!(
+            "this objective reads labelled positions; make them with `cerise data positions \
+             <games.pgn> --out <prefix>` and point train/valid at {}",
+            path.display()
+        )
+    })
 }
 
 /// The record order of one epoch.

@@ -16,6 +16,7 @@ pub mod model;
 pub mod objective;
 pub mod optim;
 pub mod plot;
+pub mod policy;
 pub mod run;
 pub mod winloss;
 

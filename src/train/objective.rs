@@ -20,6 +20,9 @@ pub enum ObjectiveKind {
     /// Binary cross-entropy on the game result of positions from `cerise data positions`;
     /// CNN presets.
     Winloss,
+    /// ConvChess's from- and to-square cross-entropies on the moves of labelled positions;
+    /// policy presets.
+    Policy,
 }
 
 /// One validation pass.

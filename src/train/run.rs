@@ -66,6 +66,10 @@ pub fn train(
             let objective = super::winloss::WinLoss::for_preset(&config.preset)?;
             run(&objective, config, resume, stop, log)
         }
+        ObjectiveKind::Policy => {
+            let objective = super::policy::PolicyObjective::for_preset(&config.preset)?;
+            run(&objective, config, resume, stop, log)
+        }
     }
 }
 
@@ -185,6 +189,7 @@ fn run<O: Objective>(
             let extra = match config.objective {
                 ObjectiveKind::Triplet => format!(" |f(p)+f(q)| {:.4}", row.valid_mean_abs_pq),
                 ObjectiveKind::Winloss => String::new(),
+                ObjectiveKind::Policy => format!(" moves {:.4}", row.valid_mean_abs_pq),
             };
             log(&format!(
                 "step {step}/{} lr {lr:.4} train {:.4} valid {:.4} acc {:.4}{extra} \
@@ -276,6 +281,14 @@ impl std::fmt::Display for TrainOutcome {
                      positions",
                     r.valid_loss,
                     100.0 * r.valid_accuracy
+                )?,
+                ObjectiveKind::Policy => writeln!(
+                    f,
+                    "last valid loss {:.4} (sum of the seven nets), piece selector top-1 \
+                     {:.2}%, move selectors top-1 {:.2}% (unclipped)",
+                    r.valid_loss,
+                    100.0 * r.valid_accuracy,
+                    100.0 * r.valid_mean_abs_pq
                 )?,
             }
         }

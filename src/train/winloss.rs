@@ -8,12 +8,12 @@
 //! which is the study's "threshold 0.5".
 
 use super::config::TrainConfig;
-use super::loader::{spread_records, Loader};
+use super::loader::{open_positions as open, spread_records, Loader};
 use super::model::{tensor_to_vec, TrainNet};
 use super::objective::{Objective, Validation};
-use crate::data::positions::{LabelledPosition, PositionReader};
+use crate::data::positions::LabelledPosition;
 use crate::net::{ModelArch, Planes};
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use tch::{Reduction, Tensor};
 
 /// Planes and targets of a batch of positions, on the host.
@@ -86,28 +86,6 @@ impl WinLoss {
             Ok(l) => (l, y),
             Err(e) => panic!("the CNN forward failed (a shape bug): {e}"),
         }
-    }
-}
-
-fn open(path: &std::path::Path) -> Result<PositionReader> {
-    PositionReader::open(path).with_context(|| {
-        format!(
-            "the winloss objective reads labelled positions; make them with `cerise data \
-             positions <games.pgn> --out <prefix>` and point train/valid at {}",
-            path.display()
-        )
-    })
-}
-
-impl super::loader::Records for PositionReader {
-    type Item = LabelledPosition;
-
-    fn count(&self) -> u64 {
-        self.len()
-    }
-
-    fn record(&self, index: u64) -> Result<LabelledPosition> {
-        self.get(index)
     }
 }
 
