@@ -239,4 +239,18 @@ mod tests {
         let flat = TrainConfig { tau: 0.0, ..c };
         assert_eq!(flat.lr_at(123_456), 0.03);
     }
+
+    #[test]
+    fn every_shipped_config_parses_and_validates() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/configs");
+        let mut seen = 0;
+        for entry in std::fs::read_dir(dir).expect("configs/ exists") {
+            let path = entry.expect("readable").path();
+            if path.extension().is_some_and(|e| e == "toml") {
+                TrainConfig::load(&path).unwrap_or_else(|e| panic!("{}: {e:#}", path.display()));
+                seen += 1;
+            }
+        }
+        assert!(seen >= 8, "only {seen} configs found in {dir}");
+    }
 }
