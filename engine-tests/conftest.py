@@ -103,3 +103,20 @@ def small_net(cerise_bin: Path, tmp_path_factory) -> Path:
     assert r.returncode == 0, f"net init failed ({r.returncode}):\n{r.stdout}\n{r.stderr}"
     assert out.is_file() and out.stat().st_size > 0, f"net init wrote nothing at {out}"
     return out
+
+
+@pytest.fixture(scope="session")
+def fresh_cnn(cerise_bin: Path, tmp_path_factory) -> Path:
+    """An untrained `mocha` CNN made by the engine's own `net init`."""
+    out = tmp_path_factory.mktemp("nets") / "mocha.safetensors"
+    r = run_cli(cerise_bin, "net", "init", "--preset", "mocha", "--out", str(out), "--seed", "1")
+    assert r.returncode == 0, f"net init failed ({r.returncode}):\n{r.stdout}\n{r.stderr}"
+    return out
+
+
+@pytest.fixture(scope="session")
+def shipped_cnn() -> Path:
+    """The best shipped win/loss CNN (nets/README.md names it)."""
+    nets = sorted(REPO.glob("nets/cerise-mocha-relu-bn-*.safetensors"))
+    assert nets, "no shipped CNN in nets/ (cerise-mocha-relu-bn-*.safetensors)"
+    return nets[-1]

@@ -48,6 +48,7 @@ def send_bad(engine, command, expect_error=True):
         assert all(len(e) < 1000 for e in errors), "error line echoes the whole input"
     assert not any(is_bestmove(l.text) for l in lines), engine.dump()
     assert_still_sound(engine)
+    return errors
 
 
 @pytest.mark.parametrize(
@@ -172,6 +173,23 @@ def test_corrupt_evalfile_is_an_error(engine, tmp_path):
     bogus = tmp_path / "bogus.safetensors"
     bogus.write_bytes(b"\x08\x00\x00\x00\x00\x00\x00\x00{}garbage")
     send_bad(engine, f"setoption name EvalFile value {bogus}")
+
+
+def test_cnn_on_the_native_backend_is_an_error(engine, fresh_cnn):
+    engine.send("setoption name Backend value native")
+    engine.sync()
+    errors = send_bad(engine, f"setoption name EvalFile value {fresh_cnn}")
+    assert any("only mlp" in e and "Backend torch" in e for e in errors), errors
+
+
+def test_cnn_whose_layers_do_not_match_its_weights_is_refused(engine, fresh_cnn, tmp_path):
+    data = fresh_cnn.read_bytes()
+    # Same length, so the header stays valid: the metadata now claims 71 hidden units.
+    assert data.count(b"fc=70") == 1
+    bad = tmp_path / "bad-cnn.safetensors"
+    bad.write_bytes(data.replace(b"fc=70", b"fc=71"))
+    errors = send_bad(engine, f"setoption name EvalFile value {bad}")
+    assert any("fc1" in e for e in errors), errors
 
 
 def test_good_setoptions_are_silent(engine):

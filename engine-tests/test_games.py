@@ -17,9 +17,14 @@ TC = match.TimeControl(3.0, 0.05)
 MAX_PLIES = 150
 
 
-@pytest.mark.parametrize("evaluator", ["<material>", "<fake>", "small-net"])
+EVALUATORS = ["<material>", "<fake>", "small-net", "shipped-cnn"]
+FIXTURES = {"small-net": "small_net", "shipped-cnn": "shipped_cnn"}
+
+
+@pytest.mark.parametrize("evaluator", EVALUATORS)
 def test_game_against_sunfish(cerise_bin, sunfish_cmd, start_engine, request, evaluator):
-    evalfile = str(request.getfixturevalue("small_net")) if evaluator == "small-net" else evaluator
+    fixture = FIXTURES.get(evaluator)
+    evalfile = str(request.getfixturevalue(fixture)) if fixture else evaluator
     # python-chess does not surface `info string error`, so check first that the evaluator
     # loads; otherwise the game would quietly be played with the material fallback.
     probe = start_engine()
@@ -31,7 +36,7 @@ def test_game_against_sunfish(cerise_bin, sunfish_cmd, start_engine, request, ev
     sunfish = match.Player(" ".join(sunfish_cmd), {}, name="sunfish")
     openings = match.read_openings(REPO / "bench" / "openings.epd")
     # Alternate colours between the evaluators so both sides get exercised.
-    index = ["<material>", "<fake>", "small-net"].index(evaluator)
+    index = EVALUATORS.index(evaluator)
     white, black = (cerise, sunfish) if index % 2 == 0 else (sunfish, cerise)
     try:
         r = match.play_game(white, black, openings[index * 7], TC, max_plies=MAX_PLIES,
