@@ -86,6 +86,35 @@ pub fn open_positions(path: &Path) -> Result<PositionReader> {
     })
 }
 
+/// The fixed validation batches of a positions objective, each made by `make`.
+pub fn position_valid_batches<B>(
+    config: &super::config::TrainConfig,
+    make: impl Fn(&[LabelledPosition]) -> B,
+) -> Result<Vec<B>> {
+    let reader = open_positions(&config.valid)?;
+    let records = spread_records(&reader, &config.valid, config.valid_batches * config.batch)?;
+    Ok(records.chunks(config.batch).map(make).collect())
+}
+
+/// The training batches of a positions objective from `start_step` on, and the record count.
+pub fn position_loader<B: Send + 'static>(
+    config: &super::config::TrainConfig,
+    start_step: u64,
+    make: impl Fn(&[LabelledPosition]) -> B + Send + 'static,
+) -> Result<(Loader<B>, u64)> {
+    let reader = open_positions(&config.train)?;
+    let records = reader.len();
+    let loader = Loader::spawn_with(
+        reader,
+        &config.train,
+        config.batch,
+        config.seed,
+        start_step,
+        make,
+    )?;
+    Ok((loader, records))
+}
+
 /// The record order of one epoch.
 pub fn epoch_permutation(len: u64, seed: u64, epoch: u64) -> Vec<u32> {
     let mut perm: Vec<u32> = (0..len as u32).collect();

@@ -4,7 +4,7 @@
 //! cross-entropies: the nets share no parameter, so each learns as if trained alone.
 
 use super::config::TrainConfig;
-use super::loader::{open_positions as open, spread_records, Loader};
+use super::loader::{position_loader, position_valid_batches, Loader};
 use super::model::{tensor_to_vec, TrainNet};
 use super::objective::{Objective, Validation};
 use crate::data::positions::LabelledPosition;
@@ -146,27 +146,13 @@ impl Objective for PolicyObjective {
     }
 
     fn valid_batches(&self, config: &TrainConfig) -> Result<Vec<PolicyBatch>> {
-        let reader = open(&config.valid)?;
-        let records = spread_records(&reader, &config.valid, config.valid_batches * config.batch)?;
-        Ok(records
-            .chunks(config.batch)
-            .map(|c| PolicyBatch::new(c, self.planes))
-            .collect())
+        let planes = self.planes;
+        position_valid_batches(config, |c| PolicyBatch::new(c, planes))
     }
 
     fn loader(&self, config: &TrainConfig, start_step: u64) -> Result<(Loader<PolicyBatch>, u64)> {
-        let reader = open(&config.train)?;
-        let records = reader.len();
         let planes = self.planes;
-        let loader = Loader::spawn_with(
-            reader,
-            &config.train,
-            config.batch,
-            config.seed,
-            start_step,
-            move |r: &[LabelledPosition]| PolicyBatch::new(r, planes),
-        )?;
-        Ok((loader, records))
+        position_loader(config, start_step, move |r| PolicyBatch::new(r, planes))
     }
 
     fn loss(&self, net: &TrainNet, batch: &PolicyBatch) -> Tensor {
