@@ -252,25 +252,7 @@ impl Cnn {
     }
 
     fn build(vs: &nn::Path, arch: &CnnArch, zero: bool) -> Self {
-        let zeros = nn::Init::Const(0.0);
-        let conv_config = if zero {
-            nn::ConvConfig {
-                ws_init: zeros,
-                bs_init: zeros,
-                ..Default::default()
-            }
-        } else {
-            Default::default()
-        };
-        let linear_config = if zero {
-            nn::LinearConfig {
-                ws_init: zeros,
-                bs_init: Some(zeros),
-                bias: true,
-            }
-        } else {
-            Default::default()
-        };
+        let (conv_config, linear_config) = super::init::layer_configs(zero);
         let c = arch.input.channels() as i64;
         let conv1 = nn::conv2d(vs / "conv1", c, arch.conv1.0, arch.conv1.1, conv_config);
         let conv2 = nn::conv2d(

@@ -21,6 +21,27 @@ pub fn init_net(preset: &str, seed: u64, out: &Path) -> Result<String, NetError>
     file::save(out, &meta, &vs)
 }
 
+/// Convolution and linear layer configs: libtorch's defaults for fresh weights, or every
+/// weight and bias zero (`zero`) for a module that a file's weights will be copied into, so
+/// that building it draws nothing from the global RNG.
+pub(crate) fn layer_configs(zero: bool) -> (tch::nn::ConvConfig, tch::nn::LinearConfig) {
+    if !zero {
+        return (Default::default(), Default::default());
+    }
+    let zeros = tch::nn::Init::Const(0.0);
+    let conv = tch::nn::ConvConfig {
+        ws_init: zeros,
+        bs_init: zeros,
+        ..Default::default()
+    };
+    let linear = tch::nn::LinearConfig {
+        ws_init: zeros,
+        bs_init: Some(zeros),
+        bias: true,
+    };
+    (conv, linear)
+}
+
 /// Runs `f` with libtorch's global RNG seeded to `seed` and no other `seeded` call drawing
 /// from it meanwhile. Code that draws random tensors outside `seeded` can still disturb it.
 pub fn seeded<T>(seed: u64, f: impl FnOnce() -> T) -> T {

@@ -141,25 +141,11 @@ impl Policy {
     }
 
     fn build(vs: &nn::Path, arch: &PolicyArch, zero: bool) -> Self {
-        let zeros = nn::Init::Const(0.0);
+        let (conv_config, linear_config) = super::init::layer_configs(zero);
+        // "Same" convolutions: a 3×3 kernel keeps the 8×8 map with one square of padding.
         let conv_config = nn::ConvConfig {
             padding: 1,
-            ws_init: if zero {
-                zeros
-            } else {
-                nn::ConvConfig::default().ws_init
-            },
-            bs_init: zeros,
-            ..Default::default()
-        };
-        let linear_config = if zero {
-            nn::LinearConfig {
-                ws_init: zeros,
-                bs_init: Some(zeros),
-                bias: true,
-            }
-        } else {
-            Default::default()
+            ..conv_config
         };
         let heads = HEADS
             .iter()

@@ -170,6 +170,13 @@ impl TrainConfig {
         Ok(())
     }
 
+    /// The training file's name without its folder, for descriptions.
+    pub fn train_file_name(&self) -> String {
+        self.train
+            .file_name()
+            .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
+    }
+
     /// Deep Pink's schedule, a pure function of the step so a resumed run continues it exactly.
     pub fn lr_at(&self, step: u64) -> f64 {
         if self.tau == 0.0 {

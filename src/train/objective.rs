@@ -73,10 +73,7 @@ impl Objective for Triplets {
     type Batch = Batch;
 
     fn describe(&self, config: &TrainConfig) -> String {
-        let data = config
-            .train
-            .file_name()
-            .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+        let data = config.train_file_name();
         format!(
             "Deep Pink triplet objective, kappa={}, {:?} lr0={} tau={} l2={} batch={}, data \
              {data}",

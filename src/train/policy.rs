@@ -134,10 +134,7 @@ impl Objective for PolicyObjective {
     type Batch = PolicyBatch;
 
     fn describe(&self, config: &TrainConfig) -> String {
-        let data = config
-            .train
-            .file_name()
-            .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+        let data = config.train_file_name();
         format!(
             "ConvChess policy objective (piece selector on from-squares, six move selectors \
              on to-squares), {:?} lr0={} tau={} l2={} batch={}, data {data}",

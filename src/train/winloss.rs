@@ -93,10 +93,7 @@ impl Objective for WinLoss {
     type Batch = PosBatch;
 
     fn describe(&self, config: &TrainConfig) -> String {
-        let data = config
-            .train
-            .file_name()
-            .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+        let data = config.train_file_name();
         let label = if self.planes.labels_white() {
             "White wins"
         } else {
