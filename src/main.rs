@@ -95,6 +95,9 @@ enum DataCmd {
     Positions(cerise::data::PositionArgs),
     /// Print a positions file's header and counts; validates every record.
     PositionsInfo(cerise::data::PositionsInfoArgs),
+    /// Label middlegame positions of PGN games with a UCI engine's evaluation (Stockfish);
+    /// resumes an interrupted run.
+    Label(cerise::data::LabelArgs),
 }
 
 #[derive(Subcommand)]
@@ -242,6 +245,13 @@ fn run(command: Cmd) -> Result<(), String> {
         } => {
             let info = cerise::data::run_positions_info(&args).map_err(|e| format!("{e:#}"))?;
             println!("{info}");
+            Ok(())
+        }
+        Cmd::Data {
+            command: DataCmd::Label(args),
+        } => {
+            let summary = cerise::data::run_label_cli(&args).map_err(|e| format!("{e:#}"))?;
+            println!("{summary}");
             Ok(())
         }
         Cmd::Train(args) => {

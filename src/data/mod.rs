@@ -32,6 +32,8 @@ pub mod cli;
 pub mod date;
 pub mod filter;
 pub mod format;
+pub mod games;
+pub mod label;
 pub mod pgn;
 pub mod pipeline;
 pub mod positions;
@@ -45,6 +47,7 @@ pub use cli::{run_triplets_cli, TripletArgs};
 pub use date::{Cutoff, PgnDate};
 pub use filter::{GameResult, ResultFilter, SkipReason};
 pub use format::{Split, Triplet, TripletHeader, RECORD_BYTES};
+pub use label::{run_label_cli, LabelArgs, LabelsFile};
 pub use pipeline::{split_paths, write_triplets, TripletConfig, TripletSummary};
 pub use positions::{
     run_positions_cli, run_positions_info, Ending, LabelledPosition, PositionArgs, PositionReader,
