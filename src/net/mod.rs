@@ -12,6 +12,7 @@ pub mod module;
 pub mod planes;
 pub mod policy;
 pub mod presets;
+pub mod rbf;
 pub mod sparse;
 
 pub use cnn::{Cnn, CnnArch, FcAct, CNN_PRESETS};

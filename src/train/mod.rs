@@ -17,6 +17,7 @@ pub mod objective;
 pub mod optim;
 pub mod plot;
 pub mod policy;
+pub mod rbf;
 pub mod run;
 pub mod winloss;
 

@@ -1,0 +1,307 @@
+//! Fitting the RBF net: inputs scaled to [0, 1] on the training split, then for every
+//! candidate number of fuzzy sets `s`, centres by fuzzy means and output weights by least
+//! squares; the `s` with the lowest validation MAE is kept, as in the study.
+
+use super::fuzzy_means::select_centres;
+use super::lstsq::{design_block, fit_output};
+use super::rows::{RegressionData, Rows};
+use crate::data::Split;
+use crate::net::rbf::RbfNet;
+use anyhow::{bail, Result};
+use std::fmt;
+use std::time::Instant;
+
+/// Mean absolute error and coefficient of determination.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Metrics {
+    pub mae: f64,
+    pub r2: f64,
+}
+
+impl fmt::Display for Metrics {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "MAE {:.4}  R² {:.4}", self.mae, self.r2)
+    }
+}
+
+pub fn metrics(predictions: &[f32], targets: &[f32]) -> Metrics {
+    let n = targets.len().max(1) as f64;
+    let mean = targets.iter().map(|&t| f64::from(t)).sum::<f64>() / n;
+    let mut abs = 0.0;
+    let mut res = 0.0;
+    let mut tot = 0.0;
+    for (&p, &t) in predictions.iter().zip(targets) {
+        let (p, t) = (f64::from(p), f64::from(t));
+        abs += (p - t).abs();
+        res += (p - t) * (p - t);
+        tot += (t - mean) * (t - mean);
+    }
+    Metrics {
+        mae: abs / n,
+        r2: if tot > 0.0 { 1.0 - res / tot } else { 0.0 },
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct FitConfig {
+    /// Candidate numbers of fuzzy sets per input.
+    pub sets: Vec<u32>,
+    /// A partition needing more centres than this is skipped.
+    pub max_centres: usize,
+}
+
+/// One candidate `s`.
+#[derive(Clone, Debug)]
+pub struct Trial {
+    pub sets: u32,
+    /// `None` when the partition needed more than `max_centres`.
+    pub centres: Option<usize>,
+    pub valid: Option<Metrics>,
+    pub seconds: f64,
+}
+
+#[derive(Clone, Debug)]
+pub struct FitOutcome {
+    pub net: RbfNet,
+    pub trials: Vec<Trial>,
+    /// Train, valid, test.
+    pub metrics: [Metrics; 3],
+    /// Fuzzy means and least squares of the kept `s`, seconds.
+    pub train_seconds: f64,
+    /// One prediction from raw inputs (scaling and the hidden layer), microseconds.
+    pub us_per_prediction: f64,
+}
+
+/// The candidate `s` with the lowest validation MAE so far, and its fit.
+struct Best {
+    valid_mae: f64,
+    sets: u32,
+    centres: Vec<f32>,
+    weights: Vec<f32>,
+    bias: f32,
+    seconds: f64,
+}
+
+/// Per-input minimum and 1 / range over `rows` (0 for a constant input).
+fn input_scaling(rows: &Rows, width: usize) -> (Vec<f32>, Vec<f32>) {
+    let mut lo = vec![f32::INFINITY; width];
+    let mut hi = vec![f32::NEG_INFINITY; width];
+    for x in rows.inputs.chunks_exact(width) {
+        for i in 0..width {
+            lo[i] = lo[i].min(x[i]);
+            hi[i] = hi[i].max(x[i]);
+        }
+    }
+    let scale = lo
+        .iter()
+        .zip(&hi)
+        .map(|(l, h)| if h > l { 1.0 / (h - l) } else { 0.0 })
+        .collect();
+    (lo, scale)
+}
+
+fn scaled(rows: &Rows, width: usize, min: &[f32], scale: &[f32]) -> Vec<f32> {
+    let mut out = rows.inputs.clone();
+    for x in out.chunks_exact_mut(width) {
+        for i in 0..width {
+            x[i] = (x[i] - min[i]) * scale[i];
+        }
+    }
+    out
+}
+
+/// Predictions for scaled inputs, block by block.
+pub fn predict_scaled(
+    x: &[f32],
+    centres: &[f32],
+    weights: &[f32],
+    bias: f32,
+    n: usize,
+) -> Vec<f32> {
+    let mut out = Vec::with_capacity(x.len() / n);
+    let k = weights.len();
+    for block in x.chunks(2048 * n) {
+        let phi = design_block(block, centres, n);
+        for i in 0..phi.nrows() {
+            let mut sum = f64::from(bias);
+            for j in 0..k {
+                sum += f64::from(weights[j]) * phi[(i, j)];
+            }
+            out.push(sum as f32);
+        }
+    }
+    out
+}
+
+/// Fits on `data`; `on_trial` sees each candidate `s` as it finishes.
+pub fn fit(
+    data: &RegressionData,
+    features: &str,
+    config: &FitConfig,
+    mut on_trial: impl FnMut(&Trial),
+) -> Result<FitOutcome> {
+    let n = data.width;
+    let train = &data.splits[Split::Train as usize];
+    let valid = &data.splits[Split::Valid as usize];
+    let test = &data.splits[Split::Test as usize];
+    let (min, scale) = input_scaling(train, n);
+    let xs = [
+        scaled(train, n, &min, &scale),
+        scaled(valid, n, &min, &scale),
+        scaled(test, n, &min, &scale),
+    ];
+    let mut trials = Vec::new();
+    let mut best: Option<Best> = None;
+    for &s in &config.sets {
+        if s < 2 {
+            bail!("--sets: {s} is too few; fuzzy means needs at least 2 sets per input");
+        }
+        let started = Instant::now();
+        let trial = match select_centres(&xs[0], n, s, config.max_centres) {
+            Err(_) => Trial {
+                sets: s,
+                centres: None,
+                valid: None,
+                seconds: started.elapsed().as_secs_f64(),
+            },
+            Ok(centres) => {
+                let out = fit_output(&xs[0], &train.targets, &centres.values, n);
+                let seconds = started.elapsed().as_secs_f64();
+                let pred = predict_scaled(&xs[1], &centres.values, &out.weights, out.bias, n);
+                let m = metrics(&pred, &valid.targets);
+                let count = centres.count();
+                if best.as_ref().is_none_or(|b| m.mae < b.valid_mae) {
+                    best = Some(Best {
+                        valid_mae: m.mae,
+                        sets: s,
+                        centres: centres.values,
+                        weights: out.weights,
+                        bias: out.bias,
+                        seconds,
+                    });
+                }
+                Trial {
+                    sets: s,
+                    centres: Some(count),
+                    valid: Some(m),
+                    seconds,
+                }
+            }
+        };
+        on_trial(&trial);
+        trials.push(trial);
+    }
+    let Some(Best {
+        sets,
+        centres,
+        weights,
+        bias,
+        seconds: train_seconds,
+        ..
+    }) = best
+    else {
+        bail!(
+            "every --sets value needed more than --max-centres {} centres; try fewer sets \
+             or raise --max-centres",
+            config.max_centres
+        );
+    };
+    let splits = [train, valid, test];
+    let metrics_of = |i: usize| {
+        let pred = predict_scaled(&xs[i], &centres, &weights, bias, n);
+        metrics(&pred, &splits[i].targets)
+    };
+    let all = [metrics_of(0), metrics_of(1), metrics_of(2)];
+    let net = RbfNet {
+        features: features.to_string(),
+        extra_inputs: data.extra_inputs.clone(),
+        sets,
+        input_min: min,
+        input_scale: scale,
+        centres,
+        weights,
+        bias,
+        description: None,
+    };
+    // One prediction at a time, as the engine makes them.
+    let rows = valid.len().min(2000);
+    let mut scratch = Vec::new();
+    let started = Instant::now();
+    let mut sink = 0.0f32;
+    for x in valid.inputs.chunks_exact(n).take(rows) {
+        sink += net.predict(x, &mut scratch);
+    }
+    let us = started.elapsed().as_secs_f64() * 1e6 / rows.max(1) as f64;
+    std::hint::black_box(sink);
+    Ok(FitOutcome {
+        net,
+        trials,
+        metrics: all,
+        train_seconds,
+        us_per_prediction: us,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn metrics_are_worked_by_hand() {
+        // Targets 1, 2, 3 (mean 2, SS_tot 2); predictions 1, 2, 4: MAE 1/3, SS_res 1.
+        let m = metrics(&[1.0, 2.0, 4.0], &[1.0, 2.0, 3.0]);
+        assert!((m.mae - 1.0 / 3.0).abs() < 1e-9);
+        assert!((m.r2 - 0.5).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_smooth_function_is_learned_and_s_is_chosen_on_validation() {
+        // y = sin(3a) + b² on [0, 1]², a fixed pseudo-random sample.
+        let mut state = 99u64;
+        let mut next = || {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 40) as f32 / (1u64 << 24) as f32
+        };
+        let mut split = || {
+            let mut rows = Rows::default();
+            for _ in 0..600 {
+                let (a, b) = (next(), next());
+                rows.inputs.extend_from_slice(&[a, b]);
+                rows.targets.push((3.0 * a).sin() + b * b);
+            }
+            rows
+        };
+        let data = RegressionData {
+            width: 2,
+            input_names: vec!["a".into(), "b".into()],
+            extra_inputs: vec![],
+            splits: [split(), split(), split()],
+            mates_dropped: 0,
+            large_dropped: 0,
+        };
+        let config = FitConfig {
+            sets: vec![2, 4, 8],
+            max_centres: 500,
+        };
+        let out = fit(&data, "test-v1", &config, |_| {}).unwrap();
+        assert_eq!(out.trials.len(), 3);
+        let best = out
+            .trials
+            .iter()
+            .filter_map(|t| t.valid.map(|m| (m.mae, t.sets)))
+            .fold((f64::INFINITY, 0), |a, b| if b.0 < a.0 { b } else { a });
+        assert_eq!(
+            out.net.sets, best.1,
+            "the kept s has the lowest validation MAE"
+        );
+        let [_, _, test] = out.metrics;
+        assert!(test.r2 > 0.99 && test.mae < 0.02, "{test}");
+        // The saved net predicts what the fit measured.
+        let x = &data.splits[2].inputs[..2];
+        let direct = out.net.predict(x, &mut Vec::new());
+        let truth = data.splits[2].targets[0];
+        assert!((direct - truth).abs() < 0.1, "{direct} vs {truth}");
+    }
+}

@@ -1,0 +1,30 @@
+//! Regression data in memory: each split's inputs and targets.
+
+/// One split's inputs (row-major) and targets.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Rows {
+    pub inputs: Vec<f32>,
+    pub targets: Vec<f32>,
+}
+
+impl Rows {
+    pub fn len(&self) -> usize {
+        self.targets.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.targets.is_empty()
+    }
+}
+
+/// The three splits and what was left out.
+#[derive(Clone, Debug, Default)]
+pub struct RegressionData {
+    /// Inputs per row: the features, then the scenario's depths.
+    pub width: usize,
+    pub input_names: Vec<String>,
+    pub extra_inputs: Vec<String>,
+    pub splits: [Rows; 3],
+    pub mates_dropped: u64,
+    pub large_dropped: u64,
+}
