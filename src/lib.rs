@@ -14,6 +14,10 @@
 //! - `uci` parses text into commands and formats the engine's reports; `bench` runs the
 //!   fixed search signature (the UCI `bench` command calls it, so `uci` may use `bench`).
 //!
+//! - `features` (after `chess`): about 200 named, hand-made static features of a position
+//!   (Stockfish 10-style evaluation terms per side) for an RBF evaluator; it depends on
+//!   `chess` and shakmaty only, and any later layer may use it.
+//!
 //! Beside them, `data` (PGN to training triplets) depends on `chess` and `net` only, and
 //! `train` on those and `data`: neither ever depends on search. The binary (`main.rs`) may
 //! use everything. A test (`layers`) scans the sources and fails on an upward import.
@@ -23,6 +27,7 @@ pub mod chess;
 pub mod data;
 pub mod engine;
 pub mod eval;
+pub mod features;
 #[cfg(test)]
 mod layers;
 pub mod net;
