@@ -114,6 +114,31 @@ def fresh_cnn(cerise_bin: Path, tmp_path_factory) -> Path:
     return out
 
 
+RBF_LABELS = REPO / "src" / "train" / "rbf" / "fixtures" / "sample-d10.tsv"
+
+
+def train_tiny_rbf(cerise_bin: Path, out: Path, scenario: int) -> Path:
+    """`cerise train-rbf` on the 400 Stockfish-labelled positions of the fixture."""
+    r = run_cli(cerise_bin, "train-rbf", "--labels", str(RBF_LABELS), "--out", str(out),
+                "--scenario", str(scenario), "--sets", "2,3,4,5", "--split", "60,20,20",
+                timeout=300)
+    assert r.returncode == 0, f"train-rbf failed ({r.returncode}):\n{r.stdout}\n{r.stderr}"
+    assert "test" in r.stdout and "MAE" in r.stdout, r.stdout
+    return out
+
+
+@pytest.fixture(scope="session")
+def tiny_rbf(cerise_bin: Path, tmp_path_factory) -> Path:
+    """A scenario 3 (features only) RBF net trained in CI on the labelled fixture."""
+    return train_tiny_rbf(cerise_bin, tmp_path_factory.mktemp("nets") / "rbf.safetensors", 3)
+
+
+@pytest.fixture(scope="session")
+def tiny_rbf_with_search_inputs(cerise_bin: Path, tmp_path_factory) -> Path:
+    """A scenario 1 RBF net: it needs depth 2/4/8 evaluations, so it cannot play."""
+    return train_tiny_rbf(cerise_bin, tmp_path_factory.mktemp("nets") / "rbf-s1.safetensors", 1)
+
+
 @pytest.fixture(scope="session")
 def shipped_cnn() -> Path:
     """The best shipped win/loss CNN (nets/README.md names it)."""

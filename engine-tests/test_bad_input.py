@@ -192,6 +192,11 @@ def test_cnn_whose_layers_do_not_match_its_weights_is_refused(engine, fresh_cnn,
     assert any("fc1" in e for e in errors), errors
 
 
+def test_rbf_that_needs_search_inputs_is_refused(engine, tiny_rbf_with_search_inputs):
+    errors = send_bad(engine, f"setoption name EvalFile value {tiny_rbf_with_search_inputs}")
+    assert any("scenario 3" in e and "d2, d4, d8" in e for e in errors), errors
+
+
 def test_good_setoptions_are_silent(engine):
     set_before(engine)
     for cmd in ["setoption name Hash value 32", "setoption name Threads value 2",

@@ -17,8 +17,8 @@ TC = match.TimeControl(3.0, 0.05)
 MAX_PLIES = 150
 
 
-EVALUATORS = ["<material>", "<fake>", "small-net", "shipped-cnn"]
-FIXTURES = {"small-net": "small_net", "shipped-cnn": "shipped_cnn"}
+EVALUATORS = ["<material>", "<fake>", "small-net", "shipped-cnn", "tiny-rbf"]
+FIXTURES = {"small-net": "small_net", "shipped-cnn": "shipped_cnn", "tiny-rbf": "tiny_rbf"}
 
 
 @pytest.mark.parametrize("evaluator", EVALUATORS)

@@ -75,8 +75,14 @@ enum Cmd {
     /// Train a net: Deep Pink triplets (MLPs) or game results (CNNs); `--config F.toml`,
     /// flags override.
     Train(cerise::train::TrainArgs),
+    /// Fit the RBF evaluator (fuzzy-means centres, least-squares weights) on positions
+    /// labelled by `cerise data label`; reports MAE and R² per split.
+    TrainRbf(cerise::train::rbf::RbfArgs),
     /// Net quality report on held-out test games.
     Evalnet(cerise::train::evalnet::EvalnetArgs),
+    /// ConvChess's Tables 1 and 2 (top-1, clipped and unclipped) for a policy file on
+    /// labelled positions, and the composed move's accuracy.
+    Evalpolicy(cerise::train::evalpolicy::EvalpolicyArgs),
     /// Win/loss accuracy of a net of any family on labelled positions.
     Evalpos(cerise::train::evalpos::EvalposArgs),
     /// Network files.
@@ -252,6 +258,17 @@ fn run(command: Cmd) -> Result<(), String> {
         } => {
             let summary = cerise::data::run_label_cli(&args).map_err(|e| format!("{e:#}"))?;
             println!("{summary}");
+            Ok(())
+        }
+        Cmd::Evalpolicy(args) => {
+            let report = cerise::train::evalpolicy::run_evalpolicy_cli(&args)
+                .map_err(|e| format!("{e:#}"))?;
+            println!("{report}");
+            Ok(())
+        }
+        Cmd::TrainRbf(args) => {
+            let report = cerise::train::rbf::run_rbf_cli(&args).map_err(|e| format!("{e:#}"))?;
+            println!("{report}");
             Ok(())
         }
         Cmd::Train(args) => {

@@ -75,6 +75,9 @@ pub fn guessed_castling(board: &Board) -> Bitboard {
 /// The position of `compact` with White (the side to move) to play, or `None` for a board
 /// that is no chess position at all (no king of each side). Checks that cannot arise in a
 /// game (the side not to move in check) are allowed through, so every searched board maps.
+// shakmaty's error carries the position it could not validate, so it is large; it never
+// leaves this function.
+#[allow(clippy::result_large_err)]
 pub fn position_of(compact: &CompactBoard) -> Option<Chess> {
     let board = board_of(compact);
     let setup = Setup {

@@ -3,9 +3,10 @@
 use super::options::{EVAL_EMBEDDED, EVAL_FAKE, EVAL_MATERIAL};
 use crate::eval::{
     Backend, Evaluator, FakeEvaluator, MaterialEvaluator, NativeEvaluator, NetEvaluator,
-    NetEvaluatorConfig, Precision,
+    NetEvaluatorConfig, Precision, RbfEvaluator,
 };
 use crate::net::device::DeviceChoice;
+use crate::net::rbf::RbfNet;
 use crate::net::{NetError, NetFile};
 use std::path::Path;
 use std::sync::Arc;
@@ -42,7 +43,15 @@ pub fn load_evaluator_with(
                 path.display()
             ));
         }
-        let net = crate::net::load(path)
+        let bytes = std::fs::read(path)
+            .map_err(|e| format!("cannot read EvalFile '{}': {e}", path.display()))?;
+        if crate::net::rbf::is_rbf_file(&bytes) {
+            let net = RbfNet::from_bytes(&bytes, spec)
+                .map_err(|e| format!("cannot load EvalFile '{spec}': {e}"))?;
+            let id = crate::net::file::content_id(&bytes);
+            return Ok(Arc::new(RbfEvaluator::new(net, spec, &id)?));
+        }
+        let net = crate::net::load_bytes(&bytes, spec)
             .map_err(|e| format!("cannot load EvalFile '{}': {e}", path.display()))?;
         (net, spec.to_string())
     };

@@ -12,6 +12,7 @@ pub mod embedded;
 pub mod fake;
 pub mod material;
 pub mod native;
+pub mod rbf;
 pub mod searcher;
 pub mod threads;
 pub mod throughput;
@@ -22,6 +23,7 @@ pub use cache::EvalCache;
 pub use fake::FakeEvaluator;
 pub use material::MaterialEvaluator;
 pub use native::NativeEvaluator;
+pub use rbf::RbfEvaluator;
 pub use searcher::{BatchStats, SearcherGuard};
 pub use torch::{Encoder, NetEvaluator, NetEvaluatorConfig, Precision, MAX_BATCH_LIMIT};
 

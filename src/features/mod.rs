@@ -48,6 +48,8 @@ use std::sync::OnceLock;
 
 use shakmaty::{Chess, Color, Position};
 
+use crate::chess::compact::position_of;
+use crate::chess::CompactBoard;
 use context::Context;
 
 /// Names the feature set; model files record it so that a change of features is seen.
@@ -136,6 +138,17 @@ pub fn extract(pos: &Chess, out: &mut [f32]) {
         }
     }
     debug_assert_eq!(off, COUNT);
+}
+
+/// The features of a board as the engine's evaluators see it: the position rebuilt from the
+/// compact board (`chess::compact`: the side to move as White, castling rights guessed, no en
+/// passant, a zero halfmove clock). The RBF trainer calls this too, so a net sees in training
+/// exactly what it sees in play. A board that is no position (a king missing) gives zeros.
+pub fn extract_stm(board: &CompactBoard, out: &mut [f32]) {
+    match position_of(board) {
+        Some(pos) => extract(&pos, out),
+        None => out.fill(0.0),
+    }
 }
 
 #[cfg(test)]

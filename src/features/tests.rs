@@ -5,7 +5,7 @@ use std::collections::{HashMap, HashSet};
 use shakmaty::fen::Fen;
 use shakmaty::{CastlingMode, Chess, EnPassantMode, FromSetup, Position};
 
-use super::{extract, names, COUNT, GLOBAL};
+use super::{extract, extract_stm, names, COUNT, GLOBAL};
 
 pub(crate) const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 
@@ -208,4 +208,38 @@ fn timing() {
     }
     let per = t.elapsed().as_secs_f64() * 1e6 / (rounds * positions.len()) as f64;
     println!("extract: {per:.2} µs per position ({sink})");
+}
+
+#[test]
+fn the_engines_view_is_the_side_to_move_as_white() {
+    let fen = "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP1B1PPP/R2QKB1R w KQ - 0 9";
+    let white: Chess = fen
+        .parse::<shakmaty::fen::Fen>()
+        .unwrap()
+        .into_position(shakmaty::CastlingMode::Standard)
+        .unwrap();
+    let mut direct = vec![0.0; COUNT];
+    let mut stm = vec![0.0; COUNT];
+    extract(&white, &mut direct);
+    extract_stm(&crate::chess::CompactBoard::from_chess(&white), &mut stm);
+    assert_eq!(
+        direct, stm,
+        "White to move, a zero clock: the same position"
+    );
+    // Black to move: the engine sees the colour-mirrored position, White to move.
+    let black_fen = "r2qkb1r/pp1b1ppp/2n1pn2/2pp4/3P4/2N1PN2/PP2BPPP/R1BQ1RK1 b kq - 0 9";
+    let mirrored_fen = "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP1B1PPP/R2QKB1R w KQ - 0 9";
+    let black: Chess = black_fen
+        .parse::<shakmaty::fen::Fen>()
+        .unwrap()
+        .into_position(shakmaty::CastlingMode::Standard)
+        .unwrap();
+    let mirrored: Chess = mirrored_fen
+        .parse::<shakmaty::fen::Fen>()
+        .unwrap()
+        .into_position(shakmaty::CastlingMode::Standard)
+        .unwrap();
+    extract(&mirrored, &mut direct);
+    extract_stm(&crate::chess::CompactBoard::from_chess(&black), &mut stm);
+    assert_eq!(direct, stm);
 }

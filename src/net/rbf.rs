@@ -8,7 +8,9 @@
 //! and tensors `input.min` [N], `input.scale` [N], `centres` [K, N], `weights` [K] and
 //! `bias` [1]. Metadata `features` names the feature set, `inputs` lists the inputs after the
 //! features (`d2,d4,d8` for the study's scenario 1; empty for scenario 3), and `target` says
-//! what the output is: pawns from White's point of view.
+//! what the output is: pawns for the side to move. Inputs are computed on the board as the
+//! engine sees it (side to move as White, no castling or en passant; `chess::board`), so
+//! the trainer and the evaluator feed the net the same thing.
 
 use super::file::{content_id, FORMAT_NAME, FORMAT_VERSION};
 use safetensors::{Dtype, SafeTensors};
@@ -16,7 +18,7 @@ use std::collections::HashMap;
 use std::path::Path;
 
 pub const RBF_FAMILY: &str = "rbf-fm";
-pub const RBF_TARGET: &str = "pawns-white";
+pub const RBF_TARGET: &str = "pawns-stm";
 
 /// φ(r) = r² ln r, written in r² so no square root is taken: r² ln r = ½ r² ln r².
 pub fn thin_plate(r2: f64) -> f64 {
@@ -62,6 +64,18 @@ pub enum RbfError {
     },
     #[error("{origin} is not an RBF net ({reason}); pass a file written by `cerise train-rbf`")]
     Invalid { origin: String, reason: String },
+}
+
+/// Whether `bytes` are a net file of the RBF family (by its `arch` metadata), so that a
+/// loader can pick the RBF reader before the tensor-net one.
+pub fn is_rbf_file(bytes: &[u8]) -> bool {
+    SafeTensors::read_metadata(bytes).is_ok_and(|(_, header)| {
+        header
+            .metadata()
+            .as_ref()
+            .and_then(|md| md.get("arch"))
+            .is_some_and(|a| a == RBF_FAMILY)
+    })
 }
 
 impl RbfNet {
@@ -122,7 +136,7 @@ impl RbfNet {
         }
     }
 
-    /// The prediction, in pawns from White's point of view, for raw (unscaled) inputs.
+    /// The prediction, in pawns for the side to move, for raw (unscaled) inputs.
     pub fn predict(&self, raw: &[f32], scratch: &mut Vec<f32>) -> f32 {
         let n = self.inputs();
         assert_eq!(raw.len(), n, "an RBF net of {n} inputs");
@@ -341,5 +355,6 @@ mod tests {
         let other = net.serialize(md).unwrap();
         let err = RbfNet::from_bytes(&other, "mlp.safetensors").unwrap_err();
         assert!(err.to_string().contains("rbf-fm"), "{err}");
+        assert!(is_rbf_file(&bytes) && !is_rbf_file(&other) && !is_rbf_file(b"junk"));
     }
 }

@@ -8,6 +8,7 @@ pub mod checkpoint;
 pub mod cli;
 pub mod config;
 pub mod evalnet;
+pub mod evalpolicy;
 pub mod evalpos;
 pub mod loader;
 pub mod loss;

@@ -14,7 +14,7 @@ use std::sync::OnceLock;
 
 const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/src/data/fixtures/mini.pgn");
 
-fn temp_dir(tag: &str) -> PathBuf {
+pub(crate) fn temp_dir(tag: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("cerise-train-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("temp dir is writable");

@@ -54,7 +54,7 @@ impl fmt::Display for LabelSummary {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(
             f,
-            "engine         {} ({}, {} processes)",
+            "engine         {} ({}, jobs {})",
             self.engine, self.limit, self.jobs
         )?;
         if self.resumed > 0 {

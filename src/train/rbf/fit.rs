@@ -280,6 +280,7 @@ mod tests {
             splits: [split(), split(), split()],
             mates_dropped: 0,
             large_dropped: 0,
+            feature_seconds: 0.0,
         };
         let config = FitConfig {
             sets: vec![2, 4, 8],

@@ -27,4 +27,6 @@ pub struct RegressionData {
     pub splits: [Rows; 3],
     pub mates_dropped: u64,
     pub large_dropped: u64,
+    /// Time spent computing features, for the per-prediction cost.
+    pub feature_seconds: f64,
 }
