@@ -140,6 +140,25 @@ def tiny_rbf_with_search_inputs(cerise_bin: Path, tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
+def tiny_policy(cerise_bin: Path, tmp_path_factory) -> Path:
+    """ConvChess's seven nets trained for 30 steps on the fixture games (`data positions`
+    then `train --config configs/convchess.toml`), as a user would make one."""
+    work = tmp_path_factory.mktemp("policy")
+    games = REPO / "src" / "data" / "fixtures" / "mini.pgn"
+    r = run_cli(cerise_bin, "data", "positions", str(games), "--ending", "all",
+                "--out", str(work / "pos"), "--split", "80,20,0", "--no-progress")
+    assert r.returncode == 0, f"data positions failed:\n{r.stdout}\n{r.stderr}"
+    r = run_cli(cerise_bin, "train", "--config", str(REPO / "configs" / "convchess.toml"),
+                "--train", str(work / "pos.train.pos"), "--valid", str(work / "pos.valid.pos"),
+                "--steps", "30", "--batch", "64", "--eval-every", "10",
+                "--out-dir", str(work / "run"))
+    assert r.returncode == 0, f"train failed:\n{r.stdout}\n{r.stderr}"
+    nets = sorted((work / "run").glob("cerise-convchess-*.safetensors"))
+    assert len(nets) == 1, f"expected one policy file in {work / 'run'}: {nets}"
+    return nets[0]
+
+
+@pytest.fixture(scope="session")
 def shipped_cnn() -> Path:
     """The best shipped win/loss CNN (nets/README.md names it)."""
     nets = sorted(REPO.glob("nets/cerise-mocha-relu-bn-*.safetensors"))

@@ -7,13 +7,13 @@ pub mod evaluators;
 pub mod options;
 
 use crate::chess::{perft, ChessError, KeyHistory, Position};
-use crate::eval::{EvalCache, EvalInfo, Evaluator, NetEvaluatorConfig, Precision};
+use crate::eval::{EvalCache, EvalInfo, Evaluator, MovePolicy, NetEvaluatorConfig, Precision};
 use crate::search::TranspositionTable;
 use crate::search::{
     self, Limits, RootState, SearchConfig, SearchEvent, SearchHandle, SearchShared,
 };
 use crossbeam::channel::Sender;
-use options::{parse_change, OptionChange, Options, EVAL_FAKE, EVAL_MATERIAL};
+use options::{parse_change, OptionChange, Options, PlayMode, EVAL_FAKE, EVAL_MATERIAL};
 use std::sync::Arc;
 
 pub use evaluators::{load_evaluator, load_evaluator_with};
@@ -32,6 +32,8 @@ pub struct Engine {
     search: Option<SearchHandle>,
     events: Sender<SearchEvent>,
     startup_error: Option<String>,
+    /// The policy named by the `Policy` option, loaded.
+    policy: Option<Arc<MovePolicy>>,
 }
 
 /// A position as a front end names it: a FEN (or the start position) and the moves played
@@ -89,6 +91,19 @@ pub fn describe_evaluator(info: &EvalInfo) -> String {
     }
 }
 
+/// Loads a `convchess-policy` file for the `Policy` option.
+fn load_policy(path: &str) -> Result<MovePolicy, String> {
+    if !std::path::Path::new(path).is_file() {
+        return Err(format!(
+            "no policy file at '{path}'; Policy takes the path of a convchess-policy \
+             .safetensors file, or <empty> for none"
+        ));
+    }
+    let net = crate::net::load(std::path::Path::new(path))
+        .map_err(|e| format!("cannot load Policy '{path}': {e}"))?;
+    MovePolicy::from_net(&net, path)
+}
+
 /// MiB of memory the kernel says is available, if it says.
 fn available_mib() -> Option<usize> {
     let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
@@ -124,6 +139,7 @@ impl Engine {
             search: None,
             events,
             startup_error,
+            policy: None,
         }
     }
 
@@ -167,6 +183,23 @@ impl Engine {
             normalized.push(self.root.position.move_to_uci(&mv));
         }
         limits.searchmoves = normalized;
+        if self.options.play_mode == PlayMode::Policy {
+            if let Some(policy) = self.policy.clone() {
+                self.search = Some(crate::search::policy_play::start(
+                    self.root.clone(),
+                    limits,
+                    policy,
+                    self.events.clone(),
+                ));
+                return Ok(());
+            }
+            // A GUI waits for a move: search instead, and say why.
+            let _ = self.events.send(SearchEvent::Message(
+                "error: PlayMode policy needs a policy file (setoption name Policy value \
+                 <path of a convchess-policy .safetensors file>); searching instead"
+                    .to_string(),
+            ));
+        }
         let config = self.search_config(self.options.threads);
         let shared = self.shared();
         self.search = Some(search::start(
@@ -240,9 +273,22 @@ impl Engine {
                 }
                 Ok(None)
             }
-            OptionChange::Threads(_) | OptionChange::MoveOverhead(_) | OptionChange::Ponder(_) => {
+            OptionChange::Threads(_)
+            | OptionChange::MoveOverhead(_)
+            | OptionChange::Ponder(_)
+            | OptionChange::PlayMode(_) => {
                 self.options.apply(change);
                 Ok(None)
+            }
+            OptionChange::Policy(ref file) => {
+                self.policy = if file.is_empty() {
+                    None
+                } else {
+                    Some(Arc::new(load_policy(file)?))
+                };
+                let news = self.policy.as_ref().map(|p| format!("Policy: {}", p.name));
+                self.options.apply(change);
+                Ok(news)
             }
             OptionChange::Precision(precision) => {
                 let on_cuda = self.options.device.resolve().is_ok_and(|d| d.is_cuda());

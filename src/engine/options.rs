@@ -16,6 +16,8 @@ pub const EVAL_FAKE: &str = "<fake>";
 /// The net compiled into the binary (`crate::eval::embedded`), the default.
 pub const EVAL_EMBEDDED: &str = "<embedded>";
 pub const MAX_BATCH_DEFAULT: usize = 1024;
+/// How UCI GUIs show an empty string option; `Policy` takes it to mean "no policy".
+pub const EMPTY: &str = "<empty>";
 pub const MAX_BATCH_MAX: usize = crate::eval::MAX_BATCH_LIMIT;
 
 /// Current option values.
@@ -35,6 +37,32 @@ pub struct Options {
     pub encoder: Encoder,
     /// Which implementation runs a net.
     pub backend: Backend,
+    /// A ConvChess policy file (`convchess-policy`), or empty.
+    pub policy_file: String,
+    pub play_mode: PlayMode,
+}
+
+/// How `go` chooses a move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PlayMode {
+    /// Alpha-beta over the evaluator.
+    Search,
+    /// The policy's composed argmax over legal moves, without search (ConvChess's player).
+    Policy,
+}
+
+impl std::str::FromStr for PlayMode {
+    type Err = String;
+    fn from_str(text: &str) -> Result<PlayMode, String> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "search" => Ok(PlayMode::Search),
+            "policy" => Ok(PlayMode::Policy),
+            other => Err(format!(
+                "PlayMode must be search or policy, got '{}'",
+                excerpt(other, 40)
+            )),
+        }
+    }
 }
 
 impl Default for Options {
@@ -50,6 +78,8 @@ impl Default for Options {
             precision: Precision::Fp32,
             encoder: Encoder::Auto,
             backend: Backend::Auto,
+            policy_file: String::new(),
+            play_mode: PlayMode::Search,
         }
     }
 }
@@ -68,6 +98,8 @@ impl Options {
             OptionChange::Precision(precision) => self.precision = precision,
             OptionChange::Encoder(encoder) => self.encoder = encoder,
             OptionChange::Backend(backend) => self.backend = backend,
+            OptionChange::Policy(file) => self.policy_file = file,
+            OptionChange::PlayMode(mode) => self.play_mode = mode,
         }
     }
 }
@@ -85,6 +117,9 @@ pub enum OptionChange {
     Precision(Precision),
     Encoder(Encoder),
     Backend(Backend),
+    /// The path of a policy file; empty for none.
+    Policy(String),
+    PlayMode(PlayMode),
 }
 
 /// The options, in the order a front end lists them.
@@ -100,6 +135,8 @@ pub enum OptionId {
     Precision,
     Encoder,
     Backend,
+    Policy,
+    PlayMode,
 }
 
 /// The kind of value an option takes, with its default and its range or choices.
@@ -119,7 +156,7 @@ pub enum OptionKind {
 }
 
 impl OptionId {
-    pub const ALL: [OptionId; 10] = [
+    pub const ALL: [OptionId; 12] = [
         OptionId::Hash,
         OptionId::Threads,
         OptionId::MoveOverhead,
@@ -130,6 +167,8 @@ impl OptionId {
         OptionId::Precision,
         OptionId::Encoder,
         OptionId::Backend,
+        OptionId::Policy,
+        OptionId::PlayMode,
     ];
 
     pub fn name(self) -> &'static str {
@@ -144,6 +183,8 @@ impl OptionId {
             OptionId::Precision => "Precision",
             OptionId::Encoder => "Encoder",
             OptionId::Backend => "Backend",
+            OptionId::Policy => "Policy",
+            OptionId::PlayMode => "PlayMode",
         }
     }
 
@@ -189,6 +230,11 @@ impl OptionId {
             OptionId::Backend => OptionKind::Combo {
                 default: "auto",
                 choices: &["auto", "native", "torch"],
+            },
+            OptionId::Policy => OptionKind::Text { default: EMPTY },
+            OptionId::PlayMode => OptionKind::Combo {
+                default: "search",
+                choices: &["search", "policy"],
             },
         }
     }
@@ -279,6 +325,15 @@ pub fn parse_change(name: &str, value: &str) -> Result<OptionChange, String> {
             .parse::<Backend>()
             .map(OptionChange::Backend)
             .map_err(|e| format!("Backend: {e}")),
+        OptionId::Policy => {
+            let value = value.trim();
+            Ok(OptionChange::Policy(if value == EMPTY {
+                String::new()
+            } else {
+                value.to_string()
+            }))
+        }
+        OptionId::PlayMode => value.parse::<PlayMode>().map(OptionChange::PlayMode),
     }
 }
 
@@ -355,6 +410,7 @@ mod tests {
             ("Backend", "onnx"),
             ("Backend", ""),
             ("Nonsense", "1"),
+            ("PlayMode", "alphabeta"),
         ] {
             let e = parse_change(name, value);
             assert!(e.is_err(), "{name}={value} gave {e:?}");
@@ -365,7 +421,7 @@ mod tests {
         assert!(e.starts_with("Backend: ") && e.contains("onnx"), "{e}");
         let e = parse_change("Nonsense", "1").unwrap_err();
         assert!(
-            e.contains("Move Overhead") && e.ends_with("Backend)"),
+            e.contains("Move Overhead") && e.ends_with("Policy, PlayMode)"),
             "{e}"
         );
     }

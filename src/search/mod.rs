@@ -7,6 +7,7 @@ pub mod driver;
 pub mod limits;
 pub mod ordering;
 pub mod params;
+pub mod policy_play;
 pub mod qsearch;
 pub mod reductions;
 pub mod report;

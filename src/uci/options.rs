@@ -44,6 +44,8 @@ mod tests {
                 "option name Precision type combo default fp32 var fp32 var fp16 var bf16",
                 "option name Encoder type combo default auto var auto var dense var sparse",
                 "option name Backend type combo default auto var auto var native var torch",
+                "option name Policy type string default <empty>",
+                "option name PlayMode type combo default search var search var policy",
             ]
         );
     }

@@ -1,0 +1,65 @@
+"""`PlayMode policy` with a `Policy` file: ConvChess's player, no search (issue #8)."""
+
+from __future__ import annotations
+
+import chess
+
+from test_bad_input import send_bad
+
+
+def set_policy(engine, path):
+    engine.send(f"setoption name Policy value {path}")
+    lines = engine.sync()
+    assert not engine.errors(lines), engine.dump()
+    assert any("Policy: policy" in l.text for l in lines), engine.dump()
+    engine.send("setoption name PlayMode value policy")
+    assert not engine.errors(engine.sync()), engine.dump()
+
+
+def test_the_policy_player_plays_legal_moves_at_once(engine, tiny_policy):
+    set_policy(engine, tiny_policy)
+    board = chess.Board()
+    moves = []
+    # Forty plies against itself, each answered from the policy alone.
+    while len(moves) < 40 and not board.is_game_over():
+        engine.send("position startpos moves " + " ".join(moves) if moves else "position startpos")
+        out = engine.go("go wtime 60000 btime 60000", timeout=10)
+        move = chess.Move.from_uci(out.bestmove())
+        assert move in board.legal_moves, f"{move} is illegal in {board.fen()}\n{engine.dump()}"
+        assert any("PlayMode policy" in l for l in out.infos), engine.dump()
+        # No search: one node, depth 1.
+        assert any(" depth 1 " in l and " nodes 1 " in l for l in out.infos), engine.dump()
+        board.push(move)
+        moves.append(move.uci())
+
+
+def test_searchmoves_bound_the_policy(engine, tiny_policy):
+    set_policy(engine, tiny_policy)
+    engine.send("position startpos")
+    out = engine.go("go movetime 100 searchmoves a2a3 h2h3")
+    assert out.bestmove() in ("a2a3", "h2h3"), engine.dump()
+
+
+def test_a_file_that_is_not_a_policy_is_refused(engine, fresh_cnn, tmp_path):
+    errors = send_bad(engine, f"setoption name Policy value {fresh_cnn}")
+    assert any("not a policy" in e for e in errors), errors
+    errors = send_bad(engine, f"setoption name Policy value {tmp_path / 'missing.safetensors'}")
+    assert any("no policy file" in e for e in errors), errors
+
+
+def test_policy_mode_without_a_policy_says_so_and_still_moves(engine):
+    engine.send("setoption name PlayMode value policy")
+    assert not engine.errors(engine.sync()), engine.dump()
+    engine.send("position startpos")
+    out = engine.go("go depth 2")
+    assert any("needs a policy file" in l for l in out.infos), engine.dump()
+    assert chess.Move.from_uci(out.bestmove()) in chess.Board().legal_moves
+
+
+def test_empty_policy_clears_it(engine, tiny_policy):
+    set_policy(engine, tiny_policy)
+    engine.send("setoption name Policy value <empty>")
+    assert not engine.errors(engine.sync()), engine.dump()
+    engine.send("position startpos")
+    out = engine.go("go depth 2")
+    assert any("needs a policy file" in l for l in out.infos), engine.dump()

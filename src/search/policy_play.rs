@@ -1,0 +1,213 @@
+//! `PlayMode policy`: the move the ConvChess study's player makes, with no search. Among the
+//! legal moves (honouring `searchmoves`), the one with the highest
+//! log p_piece(from) + log p_move(to). Reported like a search: a `Message` with the move's
+//! policy probability, one `Info` of depth 1 with score 0 (the policy evaluates nothing),
+//! then `BestMove`.
+
+use super::control::Control;
+use super::driver::Release;
+use super::report::{Info, Score, SearchEvent};
+use super::{Limits, RootState, SearchHandle};
+use crate::eval::{MovePolicy, PolicyMove};
+use shakmaty::{Color, Move};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// `m` in the side-to-move frame the policy reads.
+pub fn policy_move(m: &Move, turn: Color) -> Option<PolicyMove> {
+    let flip = if turn == Color::White { 0 } else { 56 };
+    let from = usize::from(m.from()?) ^ flip;
+    let to = match m.castling_side() {
+        Some(side) => usize::from(side.king_to(turn)),
+        None => usize::from(m.to()),
+    } ^ flip;
+    Some(PolicyMove {
+        from,
+        to,
+        role: m.role(),
+    })
+}
+
+/// The policy's choice and its probability, or `None` without a legal move.
+pub fn choose(
+    root: &RootState,
+    limits: &Limits,
+    policy: &MovePolicy,
+) -> Result<Option<(Move, f32)>, String> {
+    let position = &root.position;
+    let turn = position.turn();
+    let moves: Vec<Move> = position
+        .legal_moves()
+        .into_iter()
+        .filter(|m| {
+            limits.searchmoves.is_empty() || limits.searchmoves.contains(&position.move_to_uci(m))
+        })
+        .collect();
+    let keyed: Vec<(Move, PolicyMove)> = moves
+        .into_iter()
+        .filter_map(|m| policy_move(&m, turn).map(|p| (m, p)))
+        .collect();
+    if keyed.is_empty() {
+        return Ok(None);
+    }
+    let inputs: Vec<PolicyMove> = keyed.iter().map(|(_, p)| *p).collect();
+    let scores = policy
+        .score_moves(&position.compact(), turn == Color::White, &inputs)
+        .map_err(|e| format!("the policy failed: {e}"))?;
+    // Promotions share their squares: the first (a queen, in shakmaty's order) wins ties.
+    let best = scores
+        .iter()
+        .enumerate()
+        .fold(0, |b, (i, s)| if *s > scores[b] { i } else { b });
+    Ok(Some((keyed[best].0.clone(), scores[best].exp())))
+}
+
+/// Starts the policy player on a thread; events as [`super::start`] sends them.
+pub fn start(
+    root: RootState,
+    limits: Limits,
+    policy: Arc<MovePolicy>,
+    events: crossbeam::channel::Sender<SearchEvent>,
+) -> SearchHandle {
+    let control = Arc::new(Control::new(
+        super::time::Clock::new(super::time::TimeBudget::default(), limits.ponder),
+        None,
+    ));
+    let fallback = (root.clone(), events.clone());
+    let thread_control = Arc::clone(&control);
+    let thread = std::thread::Builder::new()
+        .name("cerise-policy".into())
+        .spawn(move || {
+            let started = Instant::now();
+            let send = |event| {
+                let _ = events.send(event);
+            };
+            let (best, info) = match choose(&root, &limits, &policy) {
+                Ok(Some((m, p))) => {
+                    let uci = root.position.move_to_uci(&m);
+                    send(SearchEvent::Message(format!(
+                        "PlayMode policy: {uci} has policy probability {:.3} (no search, no \
+                         evaluation)",
+                        p
+                    )));
+                    let info = Info {
+                        depth: 1,
+                        seldepth: 1,
+                        score: Score::Cp(0),
+                        bound: None,
+                        nodes: 1,
+                        nps: 0,
+                        hashfull: 0,
+                        time: started.elapsed(),
+                        pv: vec![uci.clone()],
+                    };
+                    (Some(uci), Some(info))
+                }
+                Ok(None) => (None, None),
+                Err(e) => {
+                    send(SearchEvent::Message(format!(
+                        "error: {e}; playing the first legal move"
+                    )));
+                    let first = root.position.legal_moves().first().cloned();
+                    (first.map(|m| root.position.move_to_uci(&m)), None)
+                }
+            };
+            if let Some(info) = info {
+                send(SearchEvent::Info(info));
+            }
+            match Release::for_limits(&limits) {
+                Release::Immediately => {}
+                Release::OnStop => thread_control.wait_for_release(false),
+                Release::OnStopOrPonderhit => thread_control.wait_for_release(true),
+            }
+            send(SearchEvent::BestMove { best, ponder: None });
+            thread_control.set_finished();
+        })
+        .ok();
+    if thread.is_none() {
+        let (root, events) = fallback;
+        let best = root
+            .position
+            .legal_moves()
+            .first()
+            .map(|m| root.position.move_to_uci(m));
+        let _ = events.send(SearchEvent::Message(
+            "error: could not start the policy thread; playing the first legal move".into(),
+        ));
+        let _ = events.send(SearchEvent::BestMove { best, ponder: None });
+        control.set_finished();
+    }
+    SearchHandle { control, thread }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chess::{KeyHistory, Position};
+
+    fn root(fen: &str) -> RootState {
+        RootState {
+            position: Position::from_fen(fen).unwrap(),
+            history: KeyHistory::new(),
+        }
+    }
+
+    #[test]
+    fn moves_are_put_in_the_side_to_move_frame() {
+        let white = root("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1");
+        let castle = white.position.parse_uci_move("e1g1").expect("short castle");
+        let p = policy_move(&castle, Color::White).unwrap();
+        assert_eq!((p.from, p.to, p.role), (4, 6, shakmaty::Role::King));
+        let black = root("r3k2r/8/8/8/8/8/8/R3K2R b KQkq - 0 1");
+        // Black's long castle e8 → c8 is, mirrored, e1 → c1.
+        let castle = black.position.parse_uci_move("e8c8").unwrap();
+        let p = policy_move(&castle, Color::Black).unwrap();
+        assert_eq!((p.from, p.to), (4, 2));
+        // a7a5 → a2a4 mirrored.
+        let push = black.position.parse_uci_move("a8a7").unwrap();
+        let p = policy_move(&push, Color::Black).unwrap();
+        assert_eq!((p.from, p.to, p.role), (0, 8, shakmaty::Role::Rook));
+    }
+
+    #[test]
+    fn the_choice_is_the_best_legal_move_within_searchmoves() {
+        let dir = std::env::temp_dir().join(format!("cerise-policy-play-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("convchess.safetensors");
+        crate::net::init_net("convchess", 3, &path).unwrap();
+        let net = crate::net::load(&path).unwrap();
+        let policy = MovePolicy::from_net(&net, "test").unwrap();
+        for fen in [
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 2",
+        ] {
+            let r = root(fen);
+            let (best, p) = choose(&r, &Limits::default(), &policy).unwrap().unwrap();
+            let legal = r.position.legal_moves();
+            assert!(legal.contains(&best));
+            // The choice has the highest score of all legal moves.
+            let turn = r.position.turn();
+            let keyed: Vec<PolicyMove> = legal
+                .iter()
+                .map(|m| policy_move(m, turn).unwrap())
+                .collect();
+            let scores = policy
+                .score_moves(&r.position.compact(), turn == Color::White, &keyed)
+                .unwrap();
+            let top = scores.iter().cloned().fold(f32::NEG_INFINITY, f32::max);
+            assert!((p.ln() - top).abs() < 1e-4, "{p} vs e^{top}");
+            let only = Limits {
+                searchmoves: vec![r.position.move_to_uci(&legal[legal.len() - 1])],
+                ..Limits::default()
+            };
+            let (forced, _) = choose(&r, &only, &policy).unwrap().unwrap();
+            assert_eq!(forced, legal[legal.len() - 1]);
+        }
+        // No legal move: no choice.
+        let mated = root("7k/6Q1/6K1/8/8/8/8/8 b - - 0 1");
+        assert!(choose(&mated, &Limits::default(), &policy)
+            .unwrap()
+            .is_none());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
