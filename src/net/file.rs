@@ -426,7 +426,7 @@ fn parse_meta(md: &HashMap<String, String>, origin: &str) -> Result<NetMeta, Net
 
 /// Inserts `"__metadata__":{…}` as the first entry of a safetensors header written without
 /// metadata. Data offsets are relative to the end of the header, so only the length changes.
-fn splice_metadata(plain: &[u8], pairs: &[(&str, String)]) -> Vec<u8> {
+pub(crate) fn splice_metadata(plain: &[u8], pairs: &[(&str, String)]) -> Vec<u8> {
     let n = u64::from_le_bytes(plain[..8].try_into().unwrap_or([0; 8])) as usize;
     let header = std::str::from_utf8(&plain[8..8 + n])
         .unwrap_or("{}")

@@ -12,7 +12,7 @@
 //! engine sees it (side to move as White, no castling or en passant; `chess::board`), so
 //! the trainer and the evaluator feed the net the same thing.
 
-use super::file::{content_id, FORMAT_NAME, FORMAT_VERSION};
+use super::file::{content_id, splice_metadata, FORMAT_NAME, FORMAT_VERSION};
 use safetensors::{Dtype, SafeTensors};
 use std::collections::HashMap;
 use std::path::Path;
@@ -27,6 +27,28 @@ pub fn thin_plate(r2: f64) -> f64 {
     } else {
         0.5 * r2 * r2.ln()
     }
+}
+
+/// ‖a − b‖², in eight independent lanes: a single running sum would make the compiler keep
+/// the additions in order, and eight let it use one vector register (measured: 132.8 →
+/// 38.0 µs per prediction for 796 centres of 212 inputs).
+pub fn distance2(a: &[f32], b: &[f32]) -> f32 {
+    let mut lanes = [0f32; 8];
+    let mut ca = a.chunks_exact(8);
+    let mut cb = b.chunks_exact(8);
+    for (x, y) in (&mut ca).zip(&mut cb) {
+        for i in 0..8 {
+            let d = x[i] - y[i];
+            lanes[i] += d * d;
+        }
+    }
+    let tail: f32 = ca
+        .remainder()
+        .iter()
+        .zip(cb.remainder())
+        .map(|(x, y)| (x - y) * (x - y))
+        .sum();
+    lanes.iter().sum::<f32>() + tail
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -131,8 +153,7 @@ impl RbfNet {
         let n = self.inputs();
         for (k, h) in out.iter_mut().enumerate() {
             let c = &self.centres[k * n..(k + 1) * n];
-            let r2: f32 = c.iter().zip(x).map(|(a, b)| (a - b) * (a - b)).sum();
-            *h = thin_plate(f64::from(r2));
+            *h = thin_plate(f64::from(distance2(c, x)));
         }
     }
 
@@ -145,11 +166,7 @@ impl RbfNet {
         let mut sum = f64::from(self.bias);
         for (k, &w) in self.weights.iter().enumerate() {
             let c = &self.centres[k * n..(k + 1) * n];
-            let r2: f32 = c
-                .iter()
-                .zip(scratch.iter())
-                .map(|(a, b)| (a - b) * (a - b))
-                .sum();
+            let r2 = distance2(c, scratch);
             sum += f64::from(w) * thin_plate(f64::from(r2));
         }
         sum as f32
@@ -202,7 +219,15 @@ impl RbfNet {
                     .map_err(|e| e.to_string())
             })
             .collect::<Result<Vec<_>, _>>()?;
-        safetensors::serialize(views, Some(metadata)).map_err(|e| e.to_string())
+        // Metadata spliced in sorted, as for every net file: the crate's own writer orders it
+        // at random, which would give one net several content ids.
+        let plain = safetensors::serialize(views, None).map_err(|e| e.to_string())?;
+        let mut pairs: Vec<(&str, String)> = metadata
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.clone()))
+            .collect();
+        pairs.sort();
+        Ok(splice_metadata(&plain, &pairs))
     }
 
     /// Writes the file and returns its content id.
@@ -328,6 +353,19 @@ mod tests {
     }
 
     #[test]
+    fn lane_distances_equal_the_plain_sum() {
+        for n in [1, 7, 8, 9, 16, 209, 212] {
+            let a: Vec<f32> = (0..n).map(|i| (i as f32 * 0.37).sin()).collect();
+            let b: Vec<f32> = (0..n).map(|i| (i as f32 * 0.11).cos()).collect();
+            let plain: f32 = a.iter().zip(&b).map(|(x, y)| (x - y) * (x - y)).sum();
+            assert!(
+                (distance2(&a, &b) - plain).abs() < 1e-4 * plain.max(1.0),
+                "n = {n}"
+            );
+        }
+    }
+
+    #[test]
     fn prediction_is_worked_by_hand() {
         let net = tiny();
         // Raw (2, 3) scales to (1, 1). Distances²: to (0,0) 2, to (1,0.5) 0.25.
@@ -344,6 +382,10 @@ mod tests {
         let net = tiny();
         let bytes = net.to_bytes().unwrap();
         assert_eq!(RbfNet::from_bytes(&bytes, "t").unwrap(), net);
+        // The same net is always the same bytes (one content id).
+        for _ in 0..4 {
+            assert_eq!(net.to_bytes().unwrap(), bytes);
+        }
         let mut broken = net.clone();
         broken.centres.pop();
         assert!(broken.to_bytes().unwrap_err().contains("centres"));
