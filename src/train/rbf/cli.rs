@@ -66,16 +66,15 @@ pub struct RbfReport {
 impl fmt::Display for RbfReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let o = &self.outcome;
+        let filter = if self.args.max_eval > 0.0 {
+            format!("{} beyond {} pawns", self.large_dropped, self.args.max_eval)
+        } else {
+            "no |eval| filter".to_string()
+        };
         writeln!(
             f,
-            "data      {} train / {} valid / {} test positions ({} mates and {} beyond {} pawns \
-             left out)",
-            self.rows[0],
-            self.rows[1],
-            self.rows[2],
-            self.mates_dropped,
-            self.large_dropped,
-            self.args.max_eval
+            "data      {} train / {} valid / {} test positions ({} mates left out; {filter})",
+            self.rows[0], self.rows[1], self.rows[2], self.mates_dropped
         )?;
         writeln!(f, "scenario  {}", self.args.scenario.number())?;
         writeln!(f, "sets  centres  valid MAE  valid R²  seconds")?;
