@@ -59,7 +59,7 @@ pub fn choose(
         .iter()
         .enumerate()
         .fold(0, |b, (i, s)| if *s > scores[b] { i } else { b });
-    Ok(Some((keyed[best].0.clone(), scores[best].exp())))
+    Ok(Some((keyed[best].0, scores[best].exp())))
 }
 
 /// Starts the policy player on a thread; events as [`super::start`] sends them.
@@ -108,7 +108,7 @@ pub fn start(
                     send(SearchEvent::Message(format!(
                         "error: {e}; playing the first legal move"
                     )));
-                    let first = root.position.legal_moves().first().cloned();
+                    let first = root.position.legal_moves().first().copied();
                     (first.map(|m| root.position.move_to_uci(&m)), None)
                 }
             };
