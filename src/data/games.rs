@@ -8,24 +8,26 @@ use pgn_reader::Reader;
 use std::io::{self, Read};
 use std::ops::ControlFlow;
 
-/// Give up after this many PGN syntax errors in a row: the input is not PGN.
+/// Give up after this many PGN syntax errors in a row: the input is not PGN (or the
+/// decompressor keeps failing), and counting forever would hide it.
 pub const MAX_CONSECUTIVE_ERRORS: u32 = 1000;
 
 /// Calls `each(game_index, outcome)` for every game of `input` (uncompressed PGN), in order,
-/// until the input ends or `each` breaks. Every game read counts in the index, kept or not,
+/// until the input ends, `limit` games have been read, or `each` breaks. Every game read counts in the index, kept or not,
 /// so that splits by game index agree between the data commands. `source` names the input in
 /// errors.
 pub fn for_each_game<R: Read>(
     input: R,
     source: &str,
     filter: GameFilter,
+    limit: Option<u64>,
     mut each: impl FnMut(u64, GameOutcome) -> Result<ControlFlow<()>>,
 ) -> Result<()> {
     let mut reader = Reader::new(input);
     let mut visitor = GameVisitor::new(filter);
     let mut consecutive_errors = 0u32;
     let mut index = 0u64;
-    loop {
+    while limit.is_none_or(|max| index < max) {
         let outcome = match reader.read_game(&mut visitor) {
             Ok(None) => return Ok(()),
             Ok(Some(outcome)) => {
@@ -49,4 +51,5 @@ pub fn for_each_game<R: Read>(
         }
         index += 1;
     }
+    Ok(())
 }

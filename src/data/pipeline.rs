@@ -2,16 +2,17 @@
 
 use super::filter::SkipReason;
 use super::format::{Split, TripletHeader};
-use super::pgn::{GameFilter, GameVisitor};
+use super::games::for_each_game;
+use super::pgn::GameFilter;
 use super::rng::SplitMix64;
 use super::split::SplitRatios;
 use super::triplets::game_triplets;
 use super::writer::TripletWriter;
-use anyhow::{bail, Context, Result};
-use pgn_reader::Reader;
+use anyhow::Result;
 use std::collections::BTreeMap;
 use std::fmt;
-use std::io::{self, Read};
+use std::io::Read;
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -19,10 +20,6 @@ use std::time::Instant;
 /// with thousands of others; eight plies (four moves each) keeps opening-book positions from
 /// dominating the data while the network still sees early middlegames.
 pub const DEFAULT_SKIP_PLIES: u32 = 8;
-
-/// Give up after this many PGN syntax errors in a row: the input is not PGN (or the
-/// decompressor keeps failing), and counting forever would hide it.
-const MAX_CONSECUTIVE_ERRORS: u32 = 1000;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TripletConfig {
@@ -153,53 +150,38 @@ pub fn write_triplets<R: Read>(
         outputs: paths.to_vec(),
         ..TripletSummary::default()
     };
-    let mut reader = Reader::new(input);
-    let mut visitor = GameVisitor::new(config.filter);
-    let mut consecutive_errors = 0u32;
-    while config.max_games.is_none_or(|max| summary.games_read < max) {
-        let game_index = summary.games_read;
-        let outcome = match reader.read_game(&mut visitor) {
-            Ok(None) => break,
-            Ok(Some(outcome)) => {
-                consecutive_errors = 0;
-                outcome
-            }
-            Err(e) if e.kind() == io::ErrorKind::InvalidData => {
-                consecutive_errors += 1;
-                if consecutive_errors >= MAX_CONSECUTIVE_ERRORS {
-                    bail!(
-                        "{source}: {consecutive_errors} unreadable games in a row, last: {e}; \
-                         is this a PGN file?"
-                    );
-                }
-                Err(SkipReason::PgnSyntax)
-            }
-            Err(e) => return Err(e).with_context(|| format!("cannot read {source}")),
-        };
-        summary.games_read += 1;
-        match outcome {
-            Err(reason) => summary.skip(reason),
-            Ok(game) => {
-                let split = config.split.assign(config.seed, game_index);
-                let writer = &mut writers[split as usize];
-                let mut rng = SplitMix64::for_stream(config.seed, game_index);
-                let counts =
-                    game_triplets(&game, config.skip_plies, config.quiet, &mut rng, |t| {
-                        writer.write(&t)
-                    })?;
-                summary.forced_positions += counts.forced;
-                summary.noisy_positions += counts.noisy;
-                if counts.triplets == 0 {
-                    summary.skip(SkipReason::NoEligiblePositions);
-                } else {
-                    summary.games_used += 1;
-                    summary.games_per_split[split as usize] += 1;
-                    summary.triplets_per_split[split as usize] += counts.triplets;
+    for_each_game(
+        input,
+        source,
+        config.filter,
+        config.max_games,
+        |game_index, outcome| {
+            summary.games_read += 1;
+            match outcome {
+                Err(reason) => summary.skip(reason),
+                Ok(game) => {
+                    let split = config.split.assign(config.seed, game_index);
+                    let writer = &mut writers[split as usize];
+                    let mut rng = SplitMix64::for_stream(config.seed, game_index);
+                    let counts =
+                        game_triplets(&game, config.skip_plies, config.quiet, &mut rng, |t| {
+                            writer.write(&t)
+                        })?;
+                    summary.forced_positions += counts.forced;
+                    summary.noisy_positions += counts.noisy;
+                    if counts.triplets == 0 {
+                        summary.skip(SkipReason::NoEligiblePositions);
+                    } else {
+                        summary.games_used += 1;
+                        summary.games_per_split[split as usize] += 1;
+                        summary.triplets_per_split[split as usize] += counts.triplets;
+                    }
                 }
             }
-        }
-        on_game(&summary);
-    }
+            on_game(&summary);
+            Ok(ControlFlow::Continue(()))
+        },
+    )?;
     for writer in writers {
         writer.finish()?;
     }

@@ -87,7 +87,7 @@ pub fn select_positions<R: Read>(
     // Positions are told apart by placement, side, castling and en passant (not clocks).
     let mut seen: HashSet<String> = HashSet::new();
     let mut eligible: Vec<(u32, String, bool)> = Vec::new();
-    for_each_game(input, source, filter, |game_index, outcome| {
+    for_each_game(input, source, filter, None, |game_index, outcome| {
         out.games_read += 1;
         let taken =
             mix64(config.seed ^ mix64(game_index)).is_multiple_of(u64::from(config.game_every));

@@ -8,7 +8,8 @@
 use super::super::date::Cutoff;
 use super::super::filter::{GameResult, SkipReason};
 use super::super::format::Split;
-use super::super::pgn::{GameFilter, GameVisitor, ParsedGame};
+use super::super::games::for_each_game;
+use super::super::pgn::{GameFilter, ParsedGame};
 use super::super::rng::SplitMix64;
 use super::super::split::SplitRatios;
 use super::ending::Ending;
@@ -16,17 +17,14 @@ use super::extract::{game_positions, PlySelection};
 use super::header::PositionHeader;
 use super::record::LabelledPosition;
 use super::writer::PositionWriter;
-use anyhow::{bail, ensure, Context, Result};
-use pgn_reader::Reader;
+use anyhow::{ensure, Result};
 use shakmaty::{Chess, Color, Position as _};
 use std::collections::BTreeMap;
 use std::fmt;
-use std::io::{self, Read};
+use std::io::Read;
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
-
-/// Give up after this many PGN syntax errors in a row: the input is not PGN.
-const MAX_CONSECUTIVE_ERRORS: u32 = 1000;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PositionConfig {
@@ -227,77 +225,62 @@ pub fn write_positions<R: Read>(
         test_after: config.test_after,
         ..PositionSummary::default()
     };
-    let mut reader = Reader::new(input);
-    let mut visitor = GameVisitor::new(config.filter());
-    let mut consecutive_errors = 0u32;
     let mut records: Vec<LabelledPosition> = Vec::with_capacity(256);
-    while config.max_games.is_none_or(|max| summary.games_read < max) {
-        let game_index = summary.games_read;
-        let outcome = match reader.read_game(&mut visitor) {
-            Ok(None) => break,
-            Ok(Some(outcome)) => {
-                consecutive_errors = 0;
-                outcome
-            }
-            Err(e) if e.kind() == io::ErrorKind::InvalidData => {
-                consecutive_errors += 1;
-                if consecutive_errors >= MAX_CONSECUTIVE_ERRORS {
-                    bail!(
-                        "{source}: {consecutive_errors} unreadable games in a row, last: {e}; \
-                         is this a PGN file?"
-                    );
+    for_each_game(
+        input,
+        source,
+        config.filter(),
+        config.max_games,
+        |game_index, outcome| {
+            summary.games_read += 1;
+            let game = match outcome {
+                Err(reason) => {
+                    summary.skip(reason);
+                    on_game(&summary);
+                    return Ok(ControlFlow::Continue(()));
                 }
-                Err(SkipReason::PgnSyntax)
-            }
-            Err(e) => return Err(e).with_context(|| format!("cannot read {source}")),
-        };
-        summary.games_read += 1;
-        let game = match outcome {
-            Err(reason) => {
-                summary.skip(reason);
-                on_game(&summary);
-                continue;
-            }
-            Ok(game) => game,
-        };
-        let offset = if config.every > 1 {
-            SplitMix64::for_stream(config.seed, game_index).below(config.every as usize) as u32
-        } else {
-            0
-        };
-        let select = PlySelection {
-            skip: config.skip_plies,
-            every: config.every,
-            offset,
-        };
-        records.clear();
-        let end = game_positions(&game, select, &mut records);
-        match ending_check(&game, &end, config.ending) {
-            Err(reason) => summary.skip(reason),
-            Ok(_) if records.is_empty() => summary.skip(SkipReason::NoEligiblePositions),
-            Ok(mate) => {
-                let split = config.assign(game_index, &game);
-                let writer = &mut writers[split as usize];
-                for r in &records {
-                    writer.write(r)?;
-                }
-                let i = split as usize;
-                summary.games_used += 1;
-                summary.games_per_split[i] += 1;
-                summary.positions_per_split[i] += records.len() as u64;
-                summary.mates += u64::from(mate);
-                summary.results[match game.result {
-                    GameResult::WhiteWins => 0,
-                    GameResult::BlackWins => 1,
-                    GameResult::Draw => 2,
-                }] += 1;
-                if config.test_after.is_some() && split == Split::Test {
-                    summary.dated_test_games += 1;
+                Ok(game) => game,
+            };
+            let offset = if config.every > 1 {
+                SplitMix64::for_stream(config.seed, game_index).below(config.every as usize) as u32
+            } else {
+                0
+            };
+            let select = PlySelection {
+                skip: config.skip_plies,
+                every: config.every,
+                offset,
+            };
+            records.clear();
+            let end = game_positions(&game, select, &mut records);
+            match ending_check(&game, &end, config.ending) {
+                Err(reason) => summary.skip(reason),
+                Ok(_) if records.is_empty() => summary.skip(SkipReason::NoEligiblePositions),
+                Ok(mate) => {
+                    let split = config.assign(game_index, &game);
+                    let writer = &mut writers[split as usize];
+                    for r in &records {
+                        writer.write(r)?;
+                    }
+                    let i = split as usize;
+                    summary.games_used += 1;
+                    summary.games_per_split[i] += 1;
+                    summary.positions_per_split[i] += records.len() as u64;
+                    summary.mates += u64::from(mate);
+                    summary.results[match game.result {
+                        GameResult::WhiteWins => 0,
+                        GameResult::BlackWins => 1,
+                        GameResult::Draw => 2,
+                    }] += 1;
+                    if config.test_after.is_some() && split == Split::Test {
+                        summary.dated_test_games += 1;
+                    }
                 }
             }
-        }
-        on_game(&summary);
-    }
+            on_game(&summary);
+            Ok(ControlFlow::Continue(()))
+        },
+    )?;
     for writer in writers {
         writer.finish()?;
     }
