@@ -96,6 +96,24 @@ impl Drop for SearchHandle {
     }
 }
 
+/// When no thread could be started: says so and answers with the first legal move, since
+/// the GUI waits for a `bestmove`.
+pub(crate) fn play_first_move(
+    root: &RootState,
+    events: &crossbeam::channel::Sender<SearchEvent>,
+    what: &str,
+) {
+    let best = root
+        .position
+        .legal_moves()
+        .first()
+        .map(|m| root.position.move_to_uci(m));
+    let _ = events.send(SearchEvent::Message(format!(
+        "error: could not start {what}; playing the first legal move"
+    )));
+    let _ = events.send(SearchEvent::BestMove { best, ponder: None });
+}
+
 fn new_control(root: &RootState, limits: &Limits, config: &SearchConfig) -> Control {
     let budget = time::budget(limits, root.position.turn(), config.move_overhead);
     Control::new(time::Clock::new(budget, limits.ponder), limits.nodes)
@@ -138,15 +156,7 @@ pub fn start(
         Ok(thread) => Some(thread),
         Err(e) => {
             let (root, events) = fallback;
-            let best = root
-                .position
-                .legal_moves()
-                .first()
-                .map(|m| root.position.move_to_uci(m));
-            let _ = events.send(SearchEvent::Message(format!(
-                "error: could not start the search thread ({e}); playing the first legal move"
-            )));
-            let _ = events.send(SearchEvent::BestMove { best, ponder: None });
+            play_first_move(&root, &events, &format!("the search thread ({e})"));
             control.set_finished();
             None
         }

@@ -126,15 +126,7 @@ pub fn start(
         .ok();
     if thread.is_none() {
         let (root, events) = fallback;
-        let best = root
-            .position
-            .legal_moves()
-            .first()
-            .map(|m| root.position.move_to_uci(m));
-        let _ = events.send(SearchEvent::Message(
-            "error: could not start the policy thread; playing the first legal move".into(),
-        ));
-        let _ = events.send(SearchEvent::BestMove { best, ponder: None });
+        super::play_first_move(&root, &events, "the policy thread");
         control.set_finished();
     }
     SearchHandle { control, thread }

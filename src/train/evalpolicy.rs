@@ -16,12 +16,11 @@ use super::model::{tensor_to_vec, TrainNet};
 use super::policy::PolicyBatch;
 use crate::chess::compact::position_of;
 use crate::data::positions::{LabelledPosition, PositionReader};
-use crate::net::{DeviceChoice, NetModule, HEADS};
+use crate::net::{NetModule, HEADS};
 use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use shakmaty::{Color, Position as _};
 use std::fmt;
-use std::path::PathBuf;
 use std::time::Instant;
 use tch::{Kind, Tensor};
 
@@ -29,25 +28,9 @@ use tch::{Kind, Tensor};
 /// order: Table 1, then Table 2 (P, N, B, R, Q, K).
 pub const PUBLISHED: [f64; 7] = [38.30, 52.20, 56.15, 40.54, 29.25, 26.53, 47.29];
 
-#[derive(clap::Args, Clone, Debug)]
-pub struct EvalpolicyArgs {
-    /// A `convchess-policy` file.
-    #[arg(long)]
-    pub net: PathBuf,
-    /// Labelled positions from `cerise data positions` (e.g. `<prefix>.valid.pos`).
-    #[arg(long)]
-    pub positions: PathBuf,
-    /// Evaluate at most this many positions, spread evenly over the file.
-    #[arg(long)]
-    pub max: Option<u64>,
-    #[arg(long, default_value_t = 1024)]
-    pub batch: usize,
-    /// auto, cpu or cuda.
-    #[arg(long, default_value = "auto")]
-    pub device: DeviceChoice,
-    #[arg(long)]
-    pub no_progress: bool,
-}
+/// The same arguments as `evalpos`: a net file (here a `convchess-policy` one), labelled
+/// positions, `--max`, `--batch`, `--device`, `--no-progress`.
+pub type EvalpolicyArgs = super::evalpos::EvalposArgs;
 
 /// Hits out of a count.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -284,6 +267,24 @@ mod tests {
         v
     }
 
+    /// The report for one position, given the piece selector's head and the head of the
+    /// moving piece's selector; the other selectors are flat.
+    fn score_one(
+        r: &LabelledPosition,
+        piece: Vec<f32>,
+        role: Role,
+        mover: Vec<f32>,
+    ) -> PolicyReport {
+        let other = vec![-5.0; 64];
+        let mut heads: Vec<&[f32]> = vec![&other[..]; 7];
+        heads[0] = &piece;
+        heads[role as usize] = &mover;
+        let logp: [&[f32]; 7] = heads.try_into().expect("seven heads");
+        let mut report = PolicyReport::default();
+        score(&mut report, r, &logp);
+        report
+    }
+
     #[test]
     fn clipping_only_counts_legal_choices() {
         // Start position, 1. Nf3 (g1 = 6 → f3 = 21). The piece selector likes e4 (28),
@@ -294,20 +295,7 @@ mod tests {
             21,
             Role::Knight,
         );
-        let piece = head(28, 6);
-        let knight = head(45, 21);
-        let other = vec![-5.0; 64];
-        let logp = [
-            &piece[..],
-            &other[..],
-            &knight[..],
-            &other[..],
-            &other[..],
-            &other[..],
-            &other[..],
-        ];
-        let mut report = PolicyReport::default();
-        score(&mut report, &r, &logp);
+        let report = score_one(&r, head(28, 6), Role::Knight, head(45, 21));
         assert_eq!(report.unclipped[0], Tally { hits: 0, count: 1 });
         assert_eq!(report.clipped[0], Tally { hits: 1, count: 1 });
         assert_eq!(report.unclipped[2], Tally { hits: 0, count: 1 });
@@ -325,20 +313,7 @@ mod tests {
             28,
             Role::Pawn,
         );
-        let piece = head(12, 11);
-        let pawn = head(28, 20);
-        let other = vec![-5.0; 64];
-        let logp = [
-            &piece[..],
-            &pawn[..],
-            &other[..],
-            &other[..],
-            &other[..],
-            &other[..],
-            &other[..],
-        ];
-        let mut report = PolicyReport::default();
-        score(&mut report, &r, &logp);
+        let report = score_one(&r, head(12, 11), Role::Pawn, head(28, 20));
         assert_eq!(report.unclipped[1], Tally { hits: 1, count: 1 });
         assert_eq!(report.composed, Tally { hits: 1, count: 1 });
     }

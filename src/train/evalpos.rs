@@ -22,7 +22,8 @@ use tch::Tensor;
 
 #[derive(clap::Args, Clone, Debug)]
 pub struct EvalposArgs {
-    /// The net (.safetensors), of any family.
+    /// The net file (.safetensors): for `evalpos` an evaluator of any family, for
+    /// `evalpolicy` a convchess-policy file.
     #[arg(long)]
     pub net: PathBuf,
     /// Labelled positions from `cerise data positions` (e.g. `<prefix>.test.pos`).
