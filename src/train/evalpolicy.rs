@@ -15,10 +15,9 @@
 use super::model::{tensor_to_vec, TrainNet};
 use super::policy::PolicyBatch;
 use crate::chess::compact::position_of;
-use crate::data::positions::{LabelledPosition, PositionReader};
+use crate::data::positions::LabelledPosition;
 use crate::net::{NetModule, HEADS};
 use anyhow::{bail, Context, Result};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use shakmaty::{Color, Position as _};
 use std::fmt;
 use std::time::Instant;
@@ -178,33 +177,13 @@ pub fn run_evalpolicy_cli(args: &EvalpolicyArgs) -> Result<PolicyReport> {
         );
     };
     let planes = policy.arch.input;
-    let reader = PositionReader::open(&args.positions)
-        .with_context(|| format!("cannot read positions {}", args.positions.display()))?;
-    let total = reader.len();
-    let n = args.max.map_or(total, |m| m.min(total));
-    let progress = if args.no_progress {
-        ProgressBar::with_draw_target(Some(n), ProgressDrawTarget::hidden())
-    } else {
-        ProgressBar::new(n)
-    };
-    progress.set_style(
-        ProgressStyle::with_template("{bar:40} {pos}/{len} positions, {per_sec}, eta {eta}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
-    );
     let started = Instant::now();
     let mut report = PolicyReport {
         net: format!("{} ({})", args.net.display(), file.content_id),
         ..PolicyReport::default()
     };
-    let mut records = Vec::with_capacity(args.batch.max(1));
-    let mut i = 0u64;
-    while i < n {
-        records.clear();
-        while records.len() < args.batch.max(1) && i < n {
-            records.push(reader.get(i * total / n)?);
-            i += 1;
-        }
-        let batch = PolicyBatch::new(&records, planes);
+    args.for_each_batch(|records| {
+        let batch = PolicyBatch::new(records, planes);
         let x = Tensor::from_slice(&batch.planes)
             .view([batch.n as i64, planes.width() as i64])
             .to_device(device);
@@ -232,9 +211,8 @@ pub fn run_evalpolicy_cli(args: &EvalpolicyArgs) -> Result<PolicyReport> {
             score(&mut report, r, &logp);
         }
         report.positions += records.len() as u64;
-        progress.set_position(i);
-    }
-    progress.finish_and_clear();
+        Ok(())
+    })?;
     report.seconds = started.elapsed().as_secs_f64();
     Ok(report)
 }

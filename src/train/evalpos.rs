@@ -158,6 +158,42 @@ fn logits(net: &TrainNet, planes: Planes, records: &[LabelledPosition], engine: 
     }
 }
 
+impl EvalposArgs {
+    /// Calls `each` on batches of the positions file (at most `--max` positions, spread
+    /// evenly over it), with a progress bar unless `--no-progress`; returns how many.
+    pub fn for_each_batch(
+        &self,
+        mut each: impl FnMut(&[LabelledPosition]) -> Result<()>,
+    ) -> Result<u64> {
+        let reader = PositionReader::open(&self.positions)
+            .with_context(|| format!("cannot read positions {}", self.positions.display()))?;
+        let total = reader.len();
+        let n = self.max.map_or(total, |m| m.min(total));
+        let progress = if self.no_progress {
+            ProgressBar::with_draw_target(Some(n), ProgressDrawTarget::hidden())
+        } else {
+            ProgressBar::new(n)
+        };
+        progress.set_style(
+            ProgressStyle::with_template("{bar:40} {pos}/{len} positions, {per_sec}, eta {eta}")
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        let mut records = Vec::with_capacity(self.batch.max(1));
+        let mut i = 0u64;
+        while i < n {
+            records.clear();
+            while records.len() < self.batch.max(1) && i < n {
+                records.push(reader.get(i * total / n)?);
+                i += 1;
+            }
+            each(&records)?;
+            progress.set_position(i);
+        }
+        progress.finish_and_clear();
+        Ok(n)
+    }
+}
+
 pub fn run_evalpos_cli(args: &EvalposArgs) -> Result<EvalposReport> {
     let device = args.device.resolve()?;
     let file = crate::net::load(&args.net)?;
@@ -169,32 +205,12 @@ pub fn run_evalpos_cli(args: &EvalposArgs) -> Result<EvalposReport> {
         );
     }
     let net = TrainNet::from_file(&file, device)?;
-    let reader = PositionReader::open(&args.positions)
-        .with_context(|| format!("cannot read positions {}", args.positions.display()))?;
-    let total = reader.len();
-    let n = args.max.map_or(total, |m| m.min(total));
     let planes = net.arch().planes();
     let colour_aware = planes.is_some_and(Planes::labels_white);
-    let progress = if args.no_progress {
-        ProgressBar::with_draw_target(Some(n), ProgressDrawTarget::hidden())
-    } else {
-        ProgressBar::new(n)
-    };
-    progress.set_style(
-        ProgressStyle::with_template("{bar:40} {pos}/{len} positions, {per_sec}, eta {eta}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
-    );
     let started = Instant::now();
     let (mut trained, mut engine) = (WinLossStats::default(), WinLossStats::default());
     let mut phases = [WinLossStats::default(); 3];
-    let mut records = Vec::with_capacity(args.batch.max(1));
-    let mut i = 0u64;
-    while i < n {
-        records.clear();
-        while records.len() < args.batch.max(1) && i < n {
-            records.push(reader.get(i * total / n)?);
-            i += 1;
-        }
+    let n = args.for_each_batch(|records| {
         let stm_targets: Vec<f32> = records
             .iter()
             .map(|r| target(r, Planes::Onehot12))
@@ -202,11 +218,11 @@ pub fn run_evalpos_cli(args: &EvalposArgs) -> Result<EvalposReport> {
         match (&net.module, planes) {
             (NetModule::Cnn(_), Some(p)) => {
                 let targets: Vec<f32> = records.iter().map(|r| target(r, p)).collect();
-                let z = logits(&net, p, &records, false);
+                let z = logits(&net, p, records, false);
                 trained.add(&z, &targets);
-                add_by_phase(&mut phases, &records, &z, &targets);
+                add_by_phase(&mut phases, records, &z, &targets);
                 if colour_aware {
-                    engine.add(&logits(&net, p, &records, true), &stm_targets);
+                    engine.add(&logits(&net, p, records, true), &stm_targets);
                 }
             }
             _ => {
@@ -214,12 +230,11 @@ pub fn run_evalpos_cli(args: &EvalposArgs) -> Result<EvalposReport> {
                 let boards: Vec<_> = records.iter().map(|r| r.board).collect();
                 let z: Vec<f32> = net.score(&boards).iter().map(|f| -f).collect();
                 trained.add(&z, &stm_targets);
-                add_by_phase(&mut phases, &records, &z, &stm_targets);
+                add_by_phase(&mut phases, records, &z, &stm_targets);
             }
         }
-        progress.inc(records.len() as u64);
-    }
-    progress.finish_and_clear();
+        Ok(())
+    })?;
     Ok(EvalposReport {
         net: args.net.display().to_string(),
         family: format!("{} {}", net.arch().family_name(), net.arch().describe()),
