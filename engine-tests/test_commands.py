@@ -175,3 +175,15 @@ def test_default_evaluator_is_the_embedded_net(start_engine):
     board = chess.Board()
     board.push_uci("e2e4")
     assert chess.Move.from_uci(out.bestmove()) in board.legal_moves, eng.dump()
+
+
+def test_output_into_a_closed_pipe_ends_quietly(cerise_bin):
+    # `cerise perft 4 | true`: the reader is gone before the first line is written; the
+    # engine must stop without a panic message.
+    proc = subprocess.Popen([str(cerise_bin), "perft", "4"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    proc.stdout.close()
+    rc = proc.wait(timeout=120)
+    err = proc.stderr.read().decode()
+    assert "panicked" not in err, err
+    assert rc == 0, f"exit status {rc}: {err}"

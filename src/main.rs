@@ -11,6 +11,21 @@ use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+/// `println!` for a command's output: when the reader has gone away (`cerise perft 7 | head`)
+/// the program ends quietly, as Unix tools do, instead of panicking on the broken pipe.
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        if let Err(e) = writeln!(std::io::stdout().lock(), $($arg)*) {
+            if e.kind() == std::io::ErrorKind::BrokenPipe {
+                std::process::exit(0);
+            }
+            eprintln!("error: cannot write the output: {e}");
+            std::process::exit(1);
+        }
+    }};
+}
+
 #[derive(Parser)]
 #[command(
     name = "cerise",
@@ -213,8 +228,8 @@ fn run(command: Cmd) -> Result<(), String> {
                 config.depth,
                 summary.elapsed.as_secs_f64()
             );
-            println!("{}", summary.stats_line());
-            println!("{}", summary.final_line());
+            out!("{}", summary.stats_line());
+            out!("{}", summary.final_line());
             Ok(())
         }
         Cmd::Perft { depth, fen } => {
@@ -226,7 +241,7 @@ fn run(command: Cmd) -> Result<(), String> {
             let lines = perft_lines(&position, depth);
             let elapsed = started.elapsed();
             for line in &lines {
-                println!("{line}");
+                out!("{line}");
             }
             eprintln!("time {} ms", elapsed.as_millis());
             Ok(())
@@ -236,63 +251,63 @@ fn run(command: Cmd) -> Result<(), String> {
             command: DataCmd::Triplets(args),
         } => {
             let summary = cerise::data::run_triplets_cli(&args).map_err(|e| format!("{e:#}"))?;
-            println!("{summary}");
+            out!("{summary}");
             Ok(())
         }
         Cmd::Data {
             command: DataCmd::Positions(args),
         } => {
             let summary = cerise::data::run_positions_cli(&args).map_err(|e| format!("{e:#}"))?;
-            println!("{summary}");
+            out!("{summary}");
             Ok(())
         }
         Cmd::Data {
             command: DataCmd::PositionsInfo(args),
         } => {
             let info = cerise::data::run_positions_info(&args).map_err(|e| format!("{e:#}"))?;
-            println!("{info}");
+            out!("{info}");
             Ok(())
         }
         Cmd::Data {
             command: DataCmd::Label(args),
         } => {
             let summary = cerise::data::run_label_cli(&args).map_err(|e| format!("{e:#}"))?;
-            println!("{summary}");
+            out!("{summary}");
             Ok(())
         }
         Cmd::Evalpolicy(args) => {
             let report = cerise::train::evalpolicy::run_evalpolicy_cli(&args)
                 .map_err(|e| format!("{e:#}"))?;
-            println!("{report}");
+            out!("{report}");
             Ok(())
         }
         Cmd::TrainRbf(args) => {
             let report = cerise::train::rbf::run_rbf_cli(&args).map_err(|e| format!("{e:#}"))?;
-            println!("{report}");
+            out!("{report}");
             Ok(())
         }
         Cmd::Train(args) => {
             let outcome = cerise::train::run_train_cli(&args).map_err(|e| format!("{e:#}"))?;
-            println!("{outcome}");
+            out!("{outcome}");
             Ok(())
         }
         Cmd::Evalnet(args) => {
             let report =
                 cerise::train::evalnet::run_evalnet_cli(&args).map_err(|e| format!("{e:#}"))?;
-            println!("{report}");
+            out!("{report}");
             Ok(())
         }
         Cmd::Evalpos(args) => {
             let report =
                 cerise::train::evalpos::run_evalpos_cli(&args).map_err(|e| format!("{e:#}"))?;
-            println!("{report}");
+            out!("{report}");
             Ok(())
         }
         Cmd::Net {
             command: NetCmd::Init { preset, out, seed },
         } => {
             let id = cerise::net::init_net(&preset, seed, &out).map_err(|e| e.to_string())?;
-            println!("wrote {} ({id})", out.display());
+            out!("wrote {} ({id})", out.display());
             Ok(())
         }
         Cmd::Net {
@@ -336,7 +351,7 @@ fn run(command: Cmd) -> Result<(), String> {
                 duration: std::time::Duration::from_secs_f64(seconds),
             };
             let result = throughput::measure(&net, &config).map_err(|e| e.to_string())?;
-            println!("{}", result.line());
+            out!("{}", result.line());
             Ok(())
         }
     }
@@ -391,7 +406,7 @@ fn compare_backends(
     if let Some(e) = read_error {
         return Err(format!("cannot read {}: {e}", games.display()));
     }
-    println!("{}", report.line());
+    out!("{}", report.line());
     if report.over_tolerance > 0 {
         return Err(format!(
             "{} scores differ from libtorch by more than {tolerance} cp",
@@ -414,16 +429,18 @@ fn perft_suite(file: &std::path::Path, depth: u32) -> Result<(), String> {
     let summary = perft::run_suite(file, depth, |line| {
         let status = if line.ok() { "ok" } else { "MISMATCH" };
         let deepest = line.results.last().map_or(0, |r| r.depth);
-        println!(
+        out!(
             "line {:>3}: {status:<8} depth {deepest} {:>12} nodes  {}",
-            line.line_no, line.nodes, line.fen
+            line.line_no,
+            line.nodes,
+            line.fen
         );
     })?;
     let secs = started.elapsed().as_secs_f64();
     for (line_no, d, expected, actual) in &summary.mismatches {
-        println!("mismatch: line {line_no} depth {d}: expected {expected}, counted {actual}");
+        out!("mismatch: line {line_no} depth {d}: expected {expected}, counted {actual}");
     }
-    println!(
+    out!(
         "{} positions, {} depths checked, {} mismatches, {} nodes in {secs:.1} s",
         summary.positions,
         summary.depths_checked,
