@@ -21,6 +21,23 @@ pub fn swap_sides_feature(feature: usize) -> usize {
     ((plane + 6) % 12) * 64 + (sq ^ 56)
 }
 
+/// The from- and to-squares of `m`, played by `turn`, in the side-to-move frame of the module
+/// convention (ranks mirrored when Black moves). A castle's `to()` is its rook, so the king's
+/// target is given instead. Standard chess moves always have an origin (0 otherwise).
+pub fn stm_move_squares(m: &shakmaty::Move, turn: shakmaty::Color) -> (u8, u8) {
+    let flip = if turn == shakmaty::Color::White {
+        0
+    } else {
+        56
+    };
+    let from = m.from().map_or(0, u8::from);
+    let to = match m.castling_side() {
+        Some(side) => u8::from(side.king_to(turn)),
+        None => u8::from(m.to()),
+    };
+    (from ^ flip, to ^ flip)
+}
+
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 #[repr(transparent)]
 pub struct CompactBoard(pub [u8; 64]);

@@ -7,7 +7,9 @@ pub mod perft;
 pub mod position;
 pub mod samples;
 
-pub use board::{swap_sides_feature, CompactBoard, ENCODING_NAME, ENCODING_WIDTH};
+pub use board::{
+    stm_move_squares, swap_sides_feature, CompactBoard, ENCODING_NAME, ENCODING_WIDTH,
+};
 pub use history::KeyHistory;
 pub use position::{ChessError, Position};
 pub use samples::{sample_boards, sample_families};

@@ -39,14 +39,14 @@ fn counts(board: &Board, c: Color) -> [i32; 5] {
 }
 
 /// Stockfish 10's midgame non-pawn material of `c`.
-pub(super) fn non_pawn_material(board: &Board, c: Color) -> i32 {
+pub fn non_pawn_material(board: &Board, c: Color) -> i32 {
     let n = counts(board, c);
     (0..4).map(|i| n[i + 1] * MG[i]).sum()
 }
 
 /// Stockfish 10's phase: total non-pawn material clamped to the endgame and midgame
 /// limits, scaled to 0 (endgame) ..= 128 (midgame).
-pub(super) fn phase(board: &Board) -> i32 {
+pub fn phase(board: &Board) -> i32 {
     let npm = non_pawn_material(board, Color::White) + non_pawn_material(board, Color::Black);
     let npm = npm.clamp(ENDGAME_LIMIT, MIDGAME_LIMIT);
     (npm - ENDGAME_LIMIT) * 128 / (MIDGAME_LIMIT - ENDGAME_LIMIT)

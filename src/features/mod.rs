@@ -51,6 +51,7 @@ use shakmaty::{Chess, Color, Position};
 use crate::chess::compact::position_of;
 use crate::chess::CompactBoard;
 use context::Context;
+pub use material::{non_pawn_material, phase};
 
 /// Names the feature set; model files record it so that a change of features is seen.
 pub const VERSION: &str = "cerise-features-v1";

@@ -148,15 +148,6 @@ impl RbfNet {
         }
     }
 
-    /// The hidden layer's activations for scaled inputs `x`, written into `out` (length K).
-    pub fn hidden(&self, x: &[f32], out: &mut [f64]) {
-        let n = self.inputs();
-        for (k, h) in out.iter_mut().enumerate() {
-            let c = &self.centres[k * n..(k + 1) * n];
-            *h = thin_plate(f64::from(distance2(c, x)));
-        }
-    }
-
     /// The prediction, in pawns for the side to move, for raw (unscaled) inputs.
     pub fn predict(&self, raw: &[f32], scratch: &mut Vec<f32>) -> f32 {
         let n = self.inputs();
@@ -278,7 +269,7 @@ impl RbfNet {
         if get("target") != RBF_TARGET {
             return Err(invalid(format!("metadata `target` is `{}`", get("target"))));
         }
-        let tensor = |name: &str| -> Result<(Vec<usize>, Vec<f32>), RbfError> {
+        let tensor = |name: &str| -> Result<Vec<f32>, RbfError> {
             let view = st
                 .tensor(name)
                 .map_err(|_| invalid(format!("tensor `{name}` is missing")))?;
@@ -293,13 +284,13 @@ impl RbfNet {
                 .chunks_exact(4)
                 .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
                 .collect();
-            Ok((view.shape().to_vec(), values))
+            Ok(values)
         };
-        let (_, input_min) = tensor("input.min")?;
-        let (_, input_scale) = tensor("input.scale")?;
-        let (_, centres) = tensor("centres")?;
-        let (_, weights) = tensor("weights")?;
-        let (_, bias) = tensor("bias")?;
+        let input_min = tensor("input.min")?;
+        let input_scale = tensor("input.scale")?;
+        let centres = tensor("centres")?;
+        let weights = tensor("weights")?;
+        let bias = tensor("bias")?;
         let sets = get("sets")
             .parse()
             .map_err(|_| invalid(format!("metadata `sets` is `{}`", get("sets"))))?;

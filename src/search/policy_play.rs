@@ -8,24 +8,20 @@ use super::control::Control;
 use super::driver::Release;
 use super::report::{Info, Score, SearchEvent};
 use super::{Limits, RootState, SearchHandle};
+use crate::chess::stm_move_squares;
 use crate::eval::{MovePolicy, PolicyMove};
 use shakmaty::{Color, Move};
 use std::sync::Arc;
 use std::time::Instant;
 
 /// `m` in the side-to-move frame the policy reads.
-pub fn policy_move(m: &Move, turn: Color) -> Option<PolicyMove> {
-    let flip = if turn == Color::White { 0 } else { 56 };
-    let from = usize::from(m.from()?) ^ flip;
-    let to = match m.castling_side() {
-        Some(side) => usize::from(side.king_to(turn)),
-        None => usize::from(m.to()),
-    } ^ flip;
-    Some(PolicyMove {
-        from,
-        to,
+pub fn policy_move(m: &Move, turn: Color) -> PolicyMove {
+    let (from, to) = stm_move_squares(m, turn);
+    PolicyMove {
+        from: usize::from(from),
+        to: usize::from(to),
         role: m.role(),
-    })
+    }
 }
 
 /// The policy's choice and its probability, or `None` without a legal move.
@@ -43,14 +39,10 @@ pub fn choose(
             limits.searchmoves.is_empty() || limits.searchmoves.contains(&position.move_to_uci(m))
         })
         .collect();
-    let keyed: Vec<(Move, PolicyMove)> = moves
-        .into_iter()
-        .filter_map(|m| policy_move(&m, turn).map(|p| (m, p)))
-        .collect();
-    if keyed.is_empty() {
+    if moves.is_empty() {
         return Ok(None);
     }
-    let inputs: Vec<PolicyMove> = keyed.iter().map(|(_, p)| *p).collect();
+    let inputs: Vec<PolicyMove> = moves.iter().map(|m| policy_move(m, turn)).collect();
     let scores = policy
         .score_moves(&position.compact(), turn == Color::White, &inputs)
         .map_err(|e| format!("the policy failed: {e}"))?;
@@ -59,7 +51,7 @@ pub fn choose(
         .iter()
         .enumerate()
         .fold(0, |b, (i, s)| if *s > scores[b] { i } else { b });
-    Ok(Some((keyed[best].0, scores[best].exp())))
+    Ok(Some((moves[best], scores[best].exp())))
 }
 
 /// Starts the policy player on a thread; events as [`super::start`] sends them.
@@ -148,16 +140,16 @@ mod tests {
     fn moves_are_put_in_the_side_to_move_frame() {
         let white = root("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1");
         let castle = white.position.parse_uci_move("e1g1").expect("short castle");
-        let p = policy_move(&castle, Color::White).unwrap();
+        let p = policy_move(&castle, Color::White);
         assert_eq!((p.from, p.to, p.role), (4, 6, shakmaty::Role::King));
         let black = root("r3k2r/8/8/8/8/8/8/R3K2R b KQkq - 0 1");
         // Black's long castle e8 → c8 is, mirrored, e1 → c1.
         let castle = black.position.parse_uci_move("e8c8").unwrap();
-        let p = policy_move(&castle, Color::Black).unwrap();
+        let p = policy_move(&castle, Color::Black);
         assert_eq!((p.from, p.to), (4, 2));
         // a7a5 → a2a4 mirrored.
         let push = black.position.parse_uci_move("a8a7").unwrap();
-        let p = policy_move(&push, Color::Black).unwrap();
+        let p = policy_move(&push, Color::Black);
         assert_eq!((p.from, p.to, p.role), (0, 8, shakmaty::Role::Rook));
     }
 
@@ -179,10 +171,7 @@ mod tests {
             assert!(legal.contains(&best));
             // The choice has the highest score of all legal moves.
             let turn = r.position.turn();
-            let keyed: Vec<PolicyMove> = legal
-                .iter()
-                .map(|m| policy_move(m, turn).unwrap())
-                .collect();
+            let keyed: Vec<PolicyMove> = legal.iter().map(|m| policy_move(m, turn)).collect();
             let scores = policy
                 .score_moves(&r.position.compact(), turn == Color::White, &keyed)
                 .unwrap();

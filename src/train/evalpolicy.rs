@@ -15,6 +15,7 @@
 use super::model::{tensor_to_vec, TrainNet};
 use super::policy::PolicyBatch;
 use crate::chess::compact::position_of;
+use crate::chess::stm_move_squares;
 use crate::data::positions::LabelledPosition;
 use crate::net::{NetModule, HEADS};
 use anyhow::{bail, Context, Result};
@@ -121,13 +122,9 @@ fn legal_moves(r: &LabelledPosition) -> Option<Vec<(usize, usize, usize)>> {
     Some(
         pos.legal_moves()
             .iter()
-            .filter_map(|m| {
-                let from = usize::from(m.from()?);
-                let to = match m.castling_side() {
-                    Some(side) => usize::from(side.king_to(Color::White)),
-                    None => usize::from(m.to()),
-                };
-                Some((from, to, m.role() as usize))
+            .map(|m| {
+                let (from, to) = stm_move_squares(m, Color::White);
+                (usize::from(from), usize::from(to), m.role() as usize)
             })
             .collect(),
     )

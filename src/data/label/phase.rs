@@ -2,7 +2,8 @@
 //! labelled (Kagkas et al. took middlegame positions "by Stockfish's phase rule").
 //!
 //! Stockfish 10 (`material.cpp`, `types.h`) computes the phase from the non-pawn material of
-//! both sides, counted in midgame piece values and clamped between two limits:
+//! both sides, counted in midgame piece values and clamped between two limits (the RBF
+//! features compute it, `features::phase`; this module only applies it):
 //! `phase = (clamp(npm, EndgameLimit, MidgameLimit) − EndgameLimit) · 128 /
 //! (MidgameLimit − EndgameLimit)`, so 128 is a full midgame and 0 a pure endgame.
 //!
@@ -10,33 +11,8 @@
 //! Stockfish's endgame limit, about a rook, a bishop and a knight in all) and it comes after
 //! the opening plies the caller skips (the phase alone calls the start position a midgame).
 
-use shakmaty::{Board, Role};
-
-/// Stockfish 10's midgame piece values (`KnightValueMg` ... `QueenValueMg`).
-const KNIGHT_MG: u32 = 782;
-const BISHOP_MG: u32 = 830;
-const ROOK_MG: u32 = 1289;
-const QUEEN_MG: u32 = 2529;
-/// Stockfish 10's `MidgameLimit` and `EndgameLimit`.
-pub const MIDGAME_LIMIT: u32 = 15258;
-pub const ENDGAME_LIMIT: u32 = 3915;
-/// Stockfish's `PHASE_MIDGAME`.
-pub const PHASE_MIDGAME: u32 = 128;
-
-/// Non-pawn material of both sides in Stockfish 10's midgame values.
-pub fn non_pawn_material(board: &Board) -> u32 {
-    let count = |role: Role| board.by_role(role).count() as u32;
-    count(Role::Knight) * KNIGHT_MG
-        + count(Role::Bishop) * BISHOP_MG
-        + count(Role::Rook) * ROOK_MG
-        + count(Role::Queen) * QUEEN_MG
-}
-
-/// Stockfish's phase, 0 (endgame) ..= 128 (midgame).
-pub fn phase(board: &Board) -> u32 {
-    let npm = non_pawn_material(board).clamp(ENDGAME_LIMIT, MIDGAME_LIMIT);
-    (npm - ENDGAME_LIMIT) * PHASE_MIDGAME / (MIDGAME_LIMIT - ENDGAME_LIMIT)
-}
+use crate::features::phase;
+use shakmaty::Board;
 
 /// Whether the position is a middlegame by the rule in the module documentation, given how
 /// many plies of the game came before it and how many opening plies are skipped.
@@ -47,7 +23,9 @@ pub fn is_middlegame(board: &Board, ply: u32, skip_plies: u32) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::features::non_pawn_material;
     use shakmaty::fen::Fen;
+    use shakmaty::Color;
     use shakmaty::{CastlingMode, Chess, Position};
 
     fn board(fen: &str) -> Board {
@@ -59,11 +37,15 @@ mod tests {
         pos.board().clone()
     }
 
+    fn npm(b: &Board) -> i32 {
+        non_pawn_material(b, Color::White) + non_pawn_material(b, Color::Black)
+    }
+
     #[test]
     fn full_material_is_a_full_midgame() {
         let start = Board::default();
         // 2·(2·782 + 2·830 + 2·1289 + 2529) = 16662, above the midgame limit.
-        assert_eq!(non_pawn_material(&start), 16662);
+        assert_eq!(npm(&start), 16662);
         assert_eq!(phase(&start), 128);
     }
 
@@ -71,7 +53,7 @@ mod tests {
     fn queens_off_is_worked_by_hand() {
         // 16662 − 2·2529 = 11604; (11604 − 3915)·128 / 11343 = 86.77 → 86.
         let b = board("rnb1kbnr/pppppppp/8/8/8/8/PPPPPPPP/RNB1KBNR w KQkq - 0 1");
-        assert_eq!(non_pawn_material(&b), 11604);
+        assert_eq!(npm(&b), 11604);
         assert_eq!(phase(&b), 86);
     }
 

@@ -258,17 +258,12 @@ fn open_output(
             row.index
         );
     }
-    let file = OpenOptions::new()
-        .write(true)
-        .open(out)
-        .with_context(|| format!("cannot open {} for writing", out.display()))?;
-    // Drop the partial line a kill may have left, then append after the complete rows.
-    file.set_len(existing.complete_bytes)
-        .with_context(|| format!("cannot truncate {}", out.display()))?;
-    drop(file);
+    // Drop the partial line a kill may have left; appends then go after the complete rows.
     let file = OpenOptions::new()
         .append(true)
         .open(out)
         .with_context(|| format!("cannot open {} for appending", out.display()))?;
+    file.set_len(existing.complete_bytes)
+        .with_context(|| format!("cannot truncate {}", out.display()))?;
     Ok((file, done))
 }

@@ -84,7 +84,7 @@ fn selection_takes_middlegame_positions_deterministically() {
             .unwrap()
             .into_position(shakmaty::CastlingMode::Standard)
             .unwrap();
-        assert!(super::phase::phase(shakmaty::Position::board(&pos)) > 0);
+        assert!(crate::features::phase(shakmaty::Position::board(&pos)) > 0);
         assert_eq!(shakmaty::Position::turn(&pos).is_white(), c.white_to_move);
     }
     assert!(per_game.values().all(|&n| n <= 4), "{per_game:?}");

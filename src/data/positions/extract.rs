@@ -2,7 +2,7 @@
 //! plies, one in `every` of them, each with the move played from it and the game's result.
 
 use super::record::LabelledPosition;
-use crate::chess::CompactBoard;
+use crate::chess::{stm_move_squares, CompactBoard};
 use crate::data::pgn::ParsedGame;
 use shakmaty::{Chess, Color, Move, Position as _};
 
@@ -10,20 +10,13 @@ use shakmaty::{Chess, Color, Move, Position as _};
 /// `white_result` is the game's result for White; `ply` the move's index in the game.
 pub fn label(pos: &Chess, m: Move, white_result: i8, ply: u16) -> LabelledPosition {
     let white_to_move = pos.turn() == Color::White;
-    let flip = if white_to_move { 0 } else { 56 };
-    // Standard chess moves always have an origin; a castle's `to()` is the rook, so the king's
-    // target comes from the castling side instead.
-    let from = m.from().map_or(0, u8::from);
-    let to = match m.castling_side() {
-        Some(side) => u8::from(side.king_to(pos.turn())),
-        None => u8::from(m.to()),
-    };
+    let (from, to) = stm_move_squares(&m, pos.turn());
     LabelledPosition {
         board: CompactBoard::from_chess(pos),
         white_to_move,
         result: white_result,
-        from: from ^ flip,
-        to: to ^ flip,
+        from,
+        to,
         role: m.role(),
         promotion: m.promotion(),
         ply,
