@@ -115,13 +115,24 @@ impl UciEngine {
             path: spec.path.clone(),
             search_timeout: spec.search_timeout,
         };
-        engine.send("uci")?;
         let mut name = None;
-        engine.read_until(HANDSHAKE_TIMEOUT, "uciok", |line| {
-            if let Some(rest) = line.strip_prefix("id name ") {
-                name = Some(rest.trim().to_string());
-            }
-        })?;
+        // A program that exits at once fails on the write of `uci` (broken pipe) rather than
+        // on the read, so both steps carry the same advice.
+        engine
+            .send("uci")
+            .and_then(|_| {
+                engine.read_until(HANDSHAKE_TIMEOUT, "uciok", |line| {
+                    if let Some(rest) = line.strip_prefix("id name ") {
+                        name = Some(rest.trim().to_string());
+                    }
+                })
+            })
+            .with_context(|| {
+                format!(
+                    "{} did not answer `uci` with `uciok`; is it a UCI engine?",
+                    spec.path.display()
+                )
+            })?;
         engine.name = name.unwrap_or_else(|| spec.path.display().to_string());
         engine.send("setoption name Threads value 1")?;
         engine.send(&format!("setoption name Hash value {}", spec.hash_mb))?;
