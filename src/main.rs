@@ -66,6 +66,10 @@ enum Cmd {
         /// machine), torch, or auto (native on the CPU, torch on CUDA).
         #[arg(long, default_value = "native")]
         backend: Backend,
+        /// A convchess-policy file ordering the quiet moves, as the engine's Policy option
+        /// does (the node count then differs from the signature).
+        #[arg(long)]
+        policy: Option<String>,
     },
     /// Count move-generation leaves, split by root move.
     Perft {
@@ -93,6 +97,9 @@ enum Cmd {
     /// Fit the RBF evaluator (fuzzy-means centres, least-squares weights) on positions
     /// labelled by `cerise data label`; reports MAE and R² per split.
     TrainRbf(cerise::train::rbf::RbfArgs),
+    /// Train one of the RBF study's comparison models (an MLP on the features, the bitmap
+    /// MLP, or a triplet net regressed linearly) on a labels file and report MAE and R².
+    TrainRegress(cerise::train::regress::RegressArgs),
     /// Net quality report on held-out test games.
     Evalnet(cerise::train::evalnet::EvalnetArgs),
     /// ConvChess's Tables 1 and 2 (top-1, clipped and unclipped) for a policy file on
@@ -210,6 +217,7 @@ fn run(command: Cmd) -> Result<(), String> {
             precision,
             encoder,
             backend,
+            policy,
         } => {
             let config = NetEvaluatorConfig {
                 max_batch,
@@ -219,7 +227,10 @@ fn run(command: Cmd) -> Result<(), String> {
                 ..NetEvaluatorConfig::default()
             };
             let eval = load_evaluator_with(&eval, device, config)?;
-            let config = BenchConfig::for_evaluator(eval.as_ref(), depth, threads);
+            let mut config = BenchConfig::for_evaluator(eval.as_ref(), depth, threads);
+            if let Some(path) = policy {
+                config.policy = Some(std::sync::Arc::new(cerise::engine::load_policy(&path)?));
+            }
             eprintln!("{}", bench::header_line(&config, eval.as_ref()));
             let summary = bench::run(&config, eval, &mut |line| eprintln!("{line}"))?;
             eprintln!(
@@ -283,6 +294,12 @@ fn run(command: Cmd) -> Result<(), String> {
         }
         Cmd::TrainRbf(args) => {
             let report = cerise::train::rbf::run_rbf_cli(&args).map_err(|e| format!("{e:#}"))?;
+            out!("{report}");
+            Ok(())
+        }
+        Cmd::TrainRegress(args) => {
+            let report =
+                cerise::train::regress::run_regress_cli(&args).map_err(|e| format!("{e:#}"))?;
             out!("{report}");
             Ok(())
         }

@@ -19,6 +19,7 @@ pub mod optim;
 pub mod plot;
 pub mod policy;
 pub mod rbf;
+pub mod regress;
 pub mod run;
 pub mod winloss;
 

@@ -44,11 +44,11 @@ pub struct RbfArgs {
     pub force: bool,
 }
 
-fn parse_scenario(text: &str) -> Result<Scenario, String> {
+pub fn parse_scenario(text: &str) -> Result<Scenario, String> {
     text.parse()
 }
 
-fn parse_split(text: &str) -> Result<SplitRatios, String> {
+pub fn parse_split(text: &str) -> Result<SplitRatios, String> {
     text.parse()
 }
 

@@ -147,6 +147,7 @@ pub fn load(
         let rows = &mut data.splits[split.assign(seed, r.game) as usize];
         rows.inputs.extend_from_slice(&row);
         rows.targets.push(target);
+        rows.boards.push(board);
     }
     for (s, rows) in Split::ALL.iter().zip(&data.splits) {
         ensure!(

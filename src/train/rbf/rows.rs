@@ -1,10 +1,14 @@
 //! Regression data in memory: each split's inputs and targets.
 
-/// One split's inputs (row-major) and targets.
+use crate::chess::CompactBoard;
+
+/// One split's inputs (row-major) and targets, and the board each row came from (the
+/// comparison models that read the board itself need it).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Rows {
     pub inputs: Vec<f32>,
     pub targets: Vec<f32>,
+    pub boards: Vec<CompactBoard>,
 }
 
 impl Rows {
