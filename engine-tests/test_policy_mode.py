@@ -63,3 +63,37 @@ def test_empty_policy_clears_it(engine, tiny_policy):
     engine.send("position startpos")
     out = engine.go("go depth 2")
     assert any("needs a policy file" in l for l in out.infos), engine.dump()
+
+
+def nodes_at_depth(out, depth):
+    """The node count of the `info depth N` line that ends the search."""
+    lines = [l for l in out.infos if f"info depth {depth} " in l and " nodes " in l]
+    assert lines, out.infos
+    words = lines[-1].split()
+    return int(words[words.index("nodes") + 1])
+
+
+def test_a_policy_orders_the_search_in_search_mode(engine, tiny_policy):
+    fen = "r1bqk2r/pppp1ppp/2n2n2/2b1p3/2B1P3/3P1N2/PPP2PPP/RNBQK2R w KQkq - 1 5"
+    engine.send("setoption name EvalFile value <material>")
+    assert not engine.errors(engine.sync()), engine.dump()
+
+    def search():
+        engine.send("ucinewgame")
+        engine.send(f"position fen {fen}")
+        out = engine.go("go depth 7", timeout=60)
+        assert chess.Move.from_uci(out.bestmove()) in chess.Board(fen).legal_moves
+        return nodes_at_depth(out, 7)
+
+    plain = search()
+    engine.send(f"setoption name Policy value {tiny_policy}")
+    assert not engine.errors(engine.sync()), engine.dump()
+    ordered = search()
+    # PlayMode is still search: the policy only reorders the quiet moves of nodes of depth 5
+    # and more, so the same depth is reached with a different tree, and the same again on a
+    # second try.
+    assert ordered != plain, engine.dump()
+    assert search() == ordered, engine.dump()
+    engine.send("setoption name Policy value <empty>")
+    assert not engine.errors(engine.sync()), engine.dump()
+    assert search() == plain, engine.dump()

@@ -5,7 +5,7 @@
 
 use crate::chess::{KeyHistory, Position};
 use crate::engine::describe_evaluator;
-use crate::eval::{Backend, BatchStats, EvalCache, Evaluator};
+use crate::eval::{Backend, BatchStats, EvalCache, Evaluator, MovePolicy};
 use crate::search::{self, Limits, RootState, SearchConfig, SearchShared, TranspositionTable};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -33,12 +33,14 @@ pub fn default_depth(eval: &dyn Evaluator) -> u32 {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone)]
 pub struct BenchConfig {
     pub depth: u32,
     pub threads: usize,
     pub hash_mib: usize,
     pub cache_entries: usize,
+    /// A move policy ordering the quiet moves, as the `Policy` option does.
+    pub policy: Option<Arc<MovePolicy>>,
 }
 
 impl Default for BenchConfig {
@@ -48,6 +50,7 @@ impl Default for BenchConfig {
             threads: 1,
             hash_mib: 16,
             cache_entries: 1 << 18,
+            policy: None,
         }
     }
 }
@@ -65,8 +68,12 @@ impl BenchConfig {
 
 /// The line before the per-position lines: what runs the bench, and how deep.
 pub fn header_line(config: &BenchConfig, eval: &dyn Evaluator) -> String {
+    let policy = config
+        .policy
+        .as_ref()
+        .map_or(String::new(), |p| format!(", ordered by {}", p.name));
     format!(
-        "bench with {}; depth {}, threads {}",
+        "bench with {}{policy}; depth {}, threads {}",
         describe_evaluator(&eval.info()),
         config.depth,
         config.threads
@@ -186,6 +193,7 @@ pub fn run(
         tt: Arc::new(TranspositionTable::new(config.hash_mib)),
         eval,
         cache: Arc::new(EvalCache::new(config.cache_entries)),
+        policy: config.policy.clone(),
     };
     let search_config = SearchConfig {
         threads: config.threads,

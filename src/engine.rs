@@ -92,7 +92,7 @@ pub fn describe_evaluator(info: &EvalInfo) -> String {
 }
 
 /// Loads a `convchess-policy` file for the `Policy` option.
-fn load_policy(path: &str) -> Result<MovePolicy, String> {
+pub fn load_policy(path: &str) -> Result<MovePolicy, String> {
     if !std::path::Path::new(path).is_file() {
         return Err(format!(
             "no policy file at '{path}'; Policy takes the path of a convchess-policy \
@@ -199,6 +199,15 @@ impl Engine {
                  <path of a convchess-policy .safetensors file>); searching instead"
                     .to_string(),
             ));
+        }
+        if self.options.play_mode == PlayMode::Greedy {
+            self.search = Some(crate::search::greedy_play::start(
+                self.root.clone(),
+                limits,
+                self.eval.clone(),
+                self.events.clone(),
+            ));
+            return Ok(());
         }
         let config = self.search_config(self.options.threads);
         let shared = self.shared();
@@ -428,6 +437,7 @@ impl Engine {
             tt: self.tt.clone(),
             eval: self.eval.clone(),
             cache: self.cache.clone(),
+            policy: self.policy.clone(),
         }
     }
 }

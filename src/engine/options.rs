@@ -49,6 +49,8 @@ pub enum PlayMode {
     Search,
     /// The policy's composed argmax over legal moves, without search (ConvChess's player).
     Policy,
+    /// The child the evaluator scores best, without search (the net as a depth-1 player).
+    Greedy,
 }
 
 impl std::str::FromStr for PlayMode {
@@ -57,8 +59,9 @@ impl std::str::FromStr for PlayMode {
         match text.trim().to_ascii_lowercase().as_str() {
             "search" => Ok(PlayMode::Search),
             "policy" => Ok(PlayMode::Policy),
+            "greedy" => Ok(PlayMode::Greedy),
             other => Err(format!(
-                "PlayMode must be search or policy, got '{}'",
+                "PlayMode must be search, policy or greedy, got '{}'",
                 excerpt(other, 40)
             )),
         }
@@ -234,7 +237,7 @@ impl OptionId {
             OptionId::Policy => OptionKind::Text { default: EMPTY },
             OptionId::PlayMode => OptionKind::Combo {
                 default: "search",
-                choices: &["search", "policy"],
+                choices: &["search", "policy", "greedy"],
             },
         }
     }

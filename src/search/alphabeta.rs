@@ -7,7 +7,7 @@
 use super::ordering::{is_noisy, order_children, push_killer, update_history, OrderHints};
 use super::params::{
     LMR_FULL_MOVES, LMR_MIN_DEPTH, MAX_PLY, NMP_BASE_REDUCTION, NMP_DEPTH_DIVISOR, NMP_MIN_DEPTH,
-    RFP_MARGIN, RFP_MAX_DEPTH,
+    POLICY_MIN_DEPTH, RFP_MARGIN, RFP_MAX_DEPTH,
 };
 use super::qsearch::qsearch;
 use super::reductions::late_move_reduction;
@@ -134,6 +134,10 @@ pub fn search(
 
     let mut buf = std::mem::take(&mut td.stack[ply]);
     if !td.expand(pos, &moves, &mut buf) {
+        td.stack[ply] = buf;
+        return 0;
+    }
+    if depth >= POLICY_MIN_DEPTH && !td.score_policy(pos, &mut buf) {
         td.stack[ply] = buf;
         return 0;
     }

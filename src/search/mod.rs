@@ -4,7 +4,9 @@
 pub mod alphabeta;
 pub mod control;
 pub mod driver;
+pub mod greedy_play;
 pub mod limits;
+pub mod no_search;
 pub mod ordering;
 pub mod params;
 pub mod policy_play;
@@ -26,7 +28,7 @@ pub use report::{Bound, Info, Score, SearchEvent, SearchResult};
 pub use tt::TranspositionTable;
 
 use crate::chess::{KeyHistory, Position};
-use crate::eval::{EvalCache, Evaluator};
+use crate::eval::{EvalCache, Evaluator, MovePolicy};
 use control::Control;
 use driver::Release;
 use std::sync::Arc;
@@ -39,6 +41,9 @@ pub struct SearchShared {
     pub tt: Arc<TranspositionTable>,
     pub eval: Arc<dyn Evaluator>,
     pub cache: Arc<EvalCache>,
+    /// A move policy (the `Policy` option) that orders the quiet moves of nodes at least
+    /// [`params::POLICY_MIN_DEPTH`] deep; `None` leaves ordering to history and the net.
+    pub policy: Option<Arc<MovePolicy>>,
 }
 
 #[derive(Clone, Debug)]

@@ -3,10 +3,12 @@
 //! Bands, best first: the TT move; captures and promotions by MVV-LVA with the net's child
 //! score as tie-break; the two killers; quiets with positive history, by history; all other
 //! quiets by the net's child score (the Deep Pink idea: the net ranks the quiet moves).
+//! Where a move policy has scored the node (`PlyBuf::policy`), it ranks every quiet that is
+//! not a killer instead, above the history band.
 
 use super::params::{
     HISTORY_MAX, ORDER_CHILD_CLAMP, ORDER_HISTORY, ORDER_KILLER, ORDER_MVV_LVA_STEP, ORDER_NOISY,
-    ORDER_TT, PIECE_VALUES,
+    ORDER_POLICY, ORDER_POLICY_SPAN, ORDER_TT, PIECE_VALUES,
 };
 use super::thread::PlyBuf;
 use super::tt::pack_move;
@@ -60,6 +62,7 @@ impl OrderHints<'_> {
 /// Fills `buf.order` with every child, best first. Deterministic: ties go to move order.
 pub fn order_children(buf: &mut PlyBuf, hints: &OrderHints) {
     buf.order.clear();
+    let policy = (buf.policy.len() == buf.children.len()).then_some(&buf.policy);
     for (i, child) in buf.children.iter().enumerate() {
         let m = &child.mv;
         let child_score = (-child.eval).clamp(-ORDER_CHILD_CLAMP, ORDER_CHILD_CLAMP);
@@ -71,6 +74,8 @@ pub fn order_children(buf: &mut PlyBuf, hints: &OrderHints) {
             ORDER_KILLER + 1
         } else if hints.killers[1] == Some(*m) {
             ORDER_KILLER
+        } else if let Some(policy) = policy {
+            ORDER_POLICY + policy_key(policy[i])
         } else {
             match hints.history.map(|h| history_of(h, m)) {
                 Some(h) if h > 0 => ORDER_HISTORY + h,
@@ -81,6 +86,14 @@ pub fn order_children(buf: &mut PlyBuf, hints: &OrderHints) {
     }
     buf.order
         .sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+}
+
+/// A log-probability as an ordering offset in [-ORDER_POLICY_SPAN, 0]; NaN sorts last.
+fn policy_key(log_p: f32) -> i32 {
+    if log_p.is_nan() {
+        return -ORDER_POLICY_SPAN;
+    }
+    ((log_p * 1000.0) as i32).clamp(-ORDER_POLICY_SPAN, 0)
 }
 
 fn squares(m: &Move) -> (usize, usize) {
@@ -179,6 +192,50 @@ mod tests {
         buf.children[target].eval = -500; // the opponent is worse off after this move
         order_children(&mut buf, &OrderHints::NONE);
         assert_eq!(buf.order[0].1 as usize, target);
+    }
+
+    #[test]
+    fn a_policy_ranks_quiets_above_history_but_below_killers() {
+        let mut buf = buf_for("4k3/8/8/8/8/8/8/R3K3 w - - 0 1");
+        let quiets: Vec<usize> = (0..buf.children.len()).collect();
+        let (favourite, historic, killer) = (quiets[2], quiets[5], quiets[7]);
+        let mut history = [[0; 64]; 64];
+        update_history(&mut history, &buf.children[historic].mv, 4000);
+        let hints = OrderHints {
+            tt_move: 0,
+            killers: [Some(buf.children[killer].mv), None],
+            history: Some(&history),
+        };
+        order_children(&mut buf, &hints);
+        assert_eq!(
+            buf.order[1].1 as usize, historic,
+            "history leads without a policy"
+        );
+
+        buf.policy = vec![-5.0; buf.children.len()];
+        buf.policy[favourite] = -0.1;
+        buf.policy[historic] = -9.0;
+        buf.policy[3] = f32::NAN;
+        order_children(&mut buf, &hints);
+        let rank = |i: usize| {
+            buf.order
+                .iter()
+                .position(|&(_, j)| j as usize == i)
+                .unwrap()
+        };
+        assert_eq!(rank(killer), 0);
+        assert_eq!(rank(favourite), 1);
+        assert_eq!(
+            rank(historic),
+            buf.children.len() - 2,
+            "history no longer counts"
+        );
+        assert_eq!(rank(3), buf.children.len() - 1, "NaN sorts last");
+
+        // A policy for other children (a stale buffer) is ignored.
+        buf.policy.pop();
+        order_children(&mut buf, &hints);
+        assert_eq!(buf.order[1].1 as usize, historic);
     }
 
     #[test]

@@ -4,15 +4,13 @@
 //! policy probability, one `Info` of depth 1 with score 0 (the policy evaluates nothing),
 //! then `BestMove`.
 
-use super::control::Control;
-use super::driver::Release;
-use super::report::{Info, Score, SearchEvent};
+use super::no_search::{self, allowed_moves, Choice, Chooser};
+use super::report::{Score, SearchEvent};
 use super::{Limits, RootState, SearchHandle};
 use crate::chess::stm_move_squares;
 use crate::eval::{MovePolicy, PolicyMove};
 use shakmaty::{Color, Move};
 use std::sync::Arc;
-use std::time::Instant;
 
 /// `m` in the side-to-move frame the policy reads.
 pub fn policy_move(m: &Move, turn: Color) -> PolicyMove {
@@ -32,13 +30,7 @@ pub fn choose(
 ) -> Result<Option<(Move, f32)>, String> {
     let position = &root.position;
     let turn = position.turn();
-    let moves: Vec<Move> = position
-        .legal_moves()
-        .into_iter()
-        .filter(|m| {
-            limits.searchmoves.is_empty() || limits.searchmoves.contains(&position.move_to_uci(m))
-        })
-        .collect();
+    let moves = allowed_moves(root, limits);
     if moves.is_empty() {
         return Ok(None);
     }
@@ -61,67 +53,22 @@ pub fn start(
     policy: Arc<MovePolicy>,
     events: crossbeam::channel::Sender<SearchEvent>,
 ) -> SearchHandle {
-    let control = Arc::new(Control::new(
-        super::time::Clock::new(super::time::TimeBudget::default(), limits.ponder),
-        None,
-    ));
-    let fallback = (root.clone(), events.clone());
-    let thread_control = Arc::clone(&control);
-    let thread = std::thread::Builder::new()
-        .name("cerise-policy".into())
-        .spawn(move || {
-            let started = Instant::now();
-            let send = |event| {
-                let _ = events.send(event);
-            };
-            let (best, info) = match choose(&root, &limits, &policy) {
-                Ok(Some((m, p))) => {
-                    let uci = root.position.move_to_uci(&m);
-                    send(SearchEvent::Message(format!(
-                        "PlayMode policy: {uci} has policy probability {:.3} (no search, no \
-                         evaluation)",
-                        p
-                    )));
-                    let info = Info {
-                        depth: 1,
-                        seldepth: 1,
-                        score: Score::Cp(0),
-                        bound: None,
-                        nodes: 1,
-                        nps: 0,
-                        hashfull: 0,
-                        time: started.elapsed(),
-                        pv: vec![uci.clone()],
-                    };
-                    (Some(uci), Some(info))
-                }
-                Ok(None) => (None, None),
-                Err(e) => {
-                    send(SearchEvent::Message(format!(
-                        "error: {e}; playing the first legal move"
-                    )));
-                    let first = root.position.legal_moves().first().copied();
-                    (first.map(|m| root.position.move_to_uci(&m)), None)
-                }
-            };
-            if let Some(info) = info {
-                send(SearchEvent::Info(info));
-            }
-            match Release::for_limits(&limits) {
-                Release::Immediately => {}
-                Release::OnStop => thread_control.wait_for_release(false),
-                Release::OnStopOrPonderhit => thread_control.wait_for_release(true),
-            }
-            send(SearchEvent::BestMove { best, ponder: None });
-            thread_control.set_finished();
-        })
-        .ok();
-    if thread.is_none() {
-        let (root, events) = fallback;
-        super::play_first_move(&root, &events, "the policy thread");
-        control.set_finished();
-    }
-    SearchHandle { control, thread }
+    let chooser: Chooser = Box::new(move |root, limits| {
+        let Some((mv, p)) = choose(root, limits, &policy)? else {
+            return Ok(None);
+        };
+        let uci = root.position.move_to_uci(&mv);
+        Ok(Some(Choice {
+            mv,
+            // The policy evaluates no position: it has no score to give.
+            score: Score::Cp(0),
+            nodes: 1,
+            message: format!(
+                "PlayMode policy: {uci} has policy probability {p:.3} (no search, no evaluation)"
+            ),
+        }))
+    });
+    no_search::start(root, limits, "cerise-policy", chooser, events)
 }
 
 #[cfg(test)]

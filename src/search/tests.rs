@@ -13,6 +13,7 @@ fn shared_with(eval: Arc<dyn Evaluator>) -> SearchShared {
         tt: Arc::new(TranspositionTable::new(8)),
         eval,
         cache: Arc::new(EvalCache::new(1 << 16)),
+        policy: None,
     }
 }
 
@@ -636,4 +637,45 @@ fn a_mate_score_does_not_end_a_timed_search_early() {
     assert_eq!(best(&r), "a1a8");
     assert_eq!(r.score, Score::Mate(1));
     assert!(r.depth > 5, "stopped at depth {}", r.depth);
+}
+
+#[test]
+fn a_policy_reorders_the_search_without_changing_what_it_proves() {
+    let dir = std::env::temp_dir().join(format!("cerise-search-policy-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("convchess.safetensors");
+    crate::net::init_net("convchess", 5, &path).unwrap();
+    let net = crate::net::load(&path).unwrap();
+    let policy = Arc::new(crate::eval::MovePolicy::from_net(&net, "test").unwrap());
+    let with_policy = || SearchShared {
+        policy: Some(policy.clone()),
+        ..material()
+    };
+    // A mate stays a mate whatever orders the moves.
+    let mate = search_blocking(
+        root("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1"),
+        depth(4),
+        config(1),
+        with_policy(),
+    );
+    assert_eq!((best(&mate), mate.score), ("a1a8", Score::Mate(1)));
+    // In a quiet middlegame the policy runs (at nodes of depth POLICY_MIN_DEPTH and more)
+    // and changes the order, so the same depth takes a different number of nodes; the move
+    // is legal either way.
+    let fen = "r1bqk2r/pppp1ppp/2n2n2/2b1p3/2B1P3/3P1N2/PPP2PPP/RNBQK2R w KQkq - 1 5";
+    let plain = search_blocking(root(fen), depth(7), config(1), material());
+    let ordered = search_blocking(root(fen), depth(7), config(1), with_policy());
+    assert_ne!(plain.nodes, ordered.nodes);
+    let legal: Vec<String> = {
+        let pos = Position::from_fen(fen).unwrap();
+        pos.legal_moves()
+            .iter()
+            .map(|m| pos.move_to_uci(m))
+            .collect()
+    };
+    assert!(legal.contains(&best(&ordered).to_string()));
+    // Deterministic: the same policy gives the same search.
+    let again = search_blocking(root(fen), depth(7), config(1), with_policy());
+    assert_eq!((again.nodes, again.best), (ordered.nodes, ordered.best));
+    std::fs::remove_dir_all(&dir).unwrap();
 }

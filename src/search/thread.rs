@@ -3,8 +3,11 @@
 
 use super::control::Control;
 use super::params::{CHECK_INTERVAL, EVAL_LIMIT, MAX_PLY};
+use super::policy_play::policy_move;
 use super::SearchShared;
 use crate::chess::{CompactBoard, KeyHistory, Move, Position};
+use crate::eval::PolicyMove;
+use shakmaty::Color;
 
 /// A child position with its static eval from the child's side to move.
 #[derive(Clone, Debug)]
@@ -21,6 +24,8 @@ pub struct PlyBuf {
     pub children: Vec<Child>,
     /// (ordering key, index into `children`), best first after ordering.
     pub order: Vec<(i32, u32)>,
+    /// The policy's log-probability of each child's move, or empty where no policy ran.
+    pub policy: Vec<f32>,
 }
 
 pub struct ThreadData<'a> {
@@ -204,6 +209,32 @@ impl<'a> ThreadData<'a> {
 }
 
 impl ThreadData<'_> {
+    /// Fills `buf.policy` for the children of `pos` when the search has a policy; false if
+    /// the search must stop (the policy failed, which ends the search with its error).
+    pub fn score_policy(&mut self, pos: &Position, buf: &mut PlyBuf) -> bool {
+        buf.policy.clear();
+        let Some(policy) = &self.shared.policy else {
+            return true;
+        };
+        let turn = pos.turn();
+        let moves: Vec<PolicyMove> = buf
+            .children
+            .iter()
+            .map(|c| policy_move(&c.mv, turn))
+            .collect();
+        match policy.score_moves(&pos.compact(), turn == Color::White, &moves) {
+            Ok(scores) => {
+                buf.policy = scores;
+                true
+            }
+            Err(e) => {
+                self.control.fail(format!("the policy failed: {e}"));
+                self.aborted = true;
+                false
+            }
+        }
+    }
+
     /// The static eval of `child` (one move, or a null move, from `parent`), through the
     /// cache; `None` if the search must stop.
     pub fn eval_one(&mut self, parent: &Position, child: &Position) -> Option<i32> {

@@ -45,7 +45,7 @@ mod tests {
                 "option name Encoder type combo default auto var auto var dense var sparse",
                 "option name Backend type combo default auto var auto var native var torch",
                 "option name Policy type string default <empty>",
-                "option name PlayMode type combo default search var search var policy",
+                "option name PlayMode type combo default search var search var policy var greedy",
             ]
         );
     }
