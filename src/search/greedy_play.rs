@@ -73,14 +73,10 @@ pub fn start(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::chess::{KeyHistory, Position};
     use crate::eval::MaterialEvaluator;
 
     fn root(fen: &str) -> RootState {
-        RootState {
-            position: Position::from_fen(fen).unwrap(),
-            history: KeyHistory::new(),
-        }
+        RootState::from_test_fen(fen)
     }
 
     #[test]

@@ -62,6 +62,17 @@ pub struct RootState {
     pub history: KeyHistory,
 }
 
+impl RootState {
+    /// A root with no game before it, for tests.
+    #[cfg(test)]
+    pub fn from_test_fen(fen: &str) -> RootState {
+        RootState {
+            position: Position::from_fen(fen).expect("valid test FEN"),
+            history: KeyHistory::new(),
+        }
+    }
+}
+
 /// Control over a running search. Dropping it stops the search and waits for it.
 pub struct SearchHandle {
     control: Arc<Control>,

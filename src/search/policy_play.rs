@@ -74,13 +74,9 @@ pub fn start(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::chess::{KeyHistory, Position};
 
     fn root(fen: &str) -> RootState {
-        RootState {
-            position: Position::from_fen(fen).unwrap(),
-            history: KeyHistory::new(),
-        }
+        RootState::from_test_fen(fen)
     }
 
     #[test]

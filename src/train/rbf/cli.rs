@@ -66,15 +66,15 @@ pub struct RbfReport {
 impl fmt::Display for RbfReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let o = &self.outcome;
-        let filter = if self.args.max_eval > 0.0 {
-            format!("{} beyond {} pawns", self.large_dropped, self.args.max_eval)
-        } else {
-            "no |eval| filter".to_string()
-        };
         writeln!(
             f,
-            "data      {} train / {} valid / {} test positions ({} mates left out; {filter})",
-            self.rows[0], self.rows[1], self.rows[2], self.mates_dropped
+            "{}",
+            data_line(
+                self.rows,
+                self.mates_dropped,
+                self.large_dropped,
+                self.args.max_eval
+            )
         )?;
         writeln!(f, "scenario  {}", self.args.scenario.number())?;
         writeln!(f, "sets  centres  valid MAE  valid R²  seconds")?;
@@ -116,6 +116,25 @@ impl fmt::Display for RbfReport {
             self.content_id
         )
     }
+}
+
+/// The reports' first line: the split sizes and what the filters left out.
+pub fn data_line(
+    rows: [usize; 3],
+    mates_dropped: u64,
+    large_dropped: u64,
+    max_eval: f32,
+) -> String {
+    let filter = if max_eval > 0.0 {
+        format!("{large_dropped} beyond {max_eval} pawns")
+    } else {
+        "no |eval| filter".to_string()
+    };
+    format!(
+        "data      {} train / {} valid / {} test positions ({mates_dropped} mates left out; \
+         {filter})",
+        rows[0], rows[1], rows[2]
+    )
 }
 
 /// Runs `cerise train-rbf`; progress goes to stderr, the report is returned.

@@ -14,7 +14,7 @@
 mod mlp;
 
 use super::model::TrainNet;
-use super::rbf::cli::{parse_scenario, parse_split};
+use super::rbf::cli::{data_line, parse_scenario, parse_split};
 use super::rbf::dataset::{load, DataFilter, Scenario};
 use super::rbf::fit::{metrics, Metrics};
 use super::rbf::rows::{RegressionData, Rows};
@@ -107,15 +107,15 @@ pub struct RegressReport {
 
 impl fmt::Display for RegressReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let filter = if self.args.max_eval > 0.0 {
-            format!("{} beyond {} pawns", self.large_dropped, self.args.max_eval)
-        } else {
-            "no |eval| filter".to_string()
-        };
         writeln!(
             f,
-            "data      {} train / {} valid / {} test positions ({} mates left out; {filter})",
-            self.rows[0], self.rows[1], self.rows[2], self.mates_dropped
+            "{}",
+            data_line(
+                self.rows,
+                self.mates_dropped,
+                self.large_dropped,
+                self.args.max_eval
+            )
         )?;
         writeln!(
             f,
