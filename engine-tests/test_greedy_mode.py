@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import chess
+from no_search_play import play_without_search
 
 
 def greedy(engine, evalfile=None):
@@ -15,19 +15,8 @@ def greedy(engine, evalfile=None):
 
 def test_the_default_net_plays_legal_moves_from_one_evaluation(engine):
     greedy(engine)
-    board = chess.Board()
-    moves = []
-    while len(moves) < 30 and not board.is_game_over():
-        engine.send("position startpos moves " + " ".join(moves) if moves else "position startpos")
-        out = engine.go("go wtime 60000 btime 60000", timeout=10)
-        move = chess.Move.from_uci(out.bestmove())
-        assert move in board.legal_moves, f"{move} is illegal in {board.fen()}\n{engine.dump()}"
-        assert any("PlayMode greedy" in l for l in out.infos), engine.dump()
-        # No search: depth 1, one node per legal move.
-        n = board.legal_moves.count()
-        assert any(" depth 1 " in l and f" nodes {n} " in l for l in out.infos), engine.dump()
-        board.push(move)
-        moves.append(move.uci())
+    # No search: depth 1, one node per legal move.
+    play_without_search(engine, "greedy", 30, lambda board: board.legal_moves.count())
 
 
 def test_greedy_material_takes_a_defended_rook_and_honours_searchmoves(engine):

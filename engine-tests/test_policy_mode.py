@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import chess
 
+from no_search_play import play_without_search
 from test_bad_input import send_bad
 
 
@@ -18,19 +19,8 @@ def set_policy(engine, path):
 
 def test_the_policy_player_plays_legal_moves_at_once(engine, tiny_policy):
     set_policy(engine, tiny_policy)
-    board = chess.Board()
-    moves = []
-    # Forty plies against itself, each answered from the policy alone.
-    while len(moves) < 40 and not board.is_game_over():
-        engine.send("position startpos moves " + " ".join(moves) if moves else "position startpos")
-        out = engine.go("go wtime 60000 btime 60000", timeout=10)
-        move = chess.Move.from_uci(out.bestmove())
-        assert move in board.legal_moves, f"{move} is illegal in {board.fen()}\n{engine.dump()}"
-        assert any("PlayMode policy" in l for l in out.infos), engine.dump()
-        # No search: one node, depth 1.
-        assert any(" depth 1 " in l and " nodes 1 " in l for l in out.infos), engine.dump()
-        board.push(move)
-        moves.append(move.uci())
+    # Forty plies against itself, each answered from the policy alone: one node, depth 1.
+    play_without_search(engine, "policy", 40, lambda board: 1)
 
 
 def test_searchmoves_bound_the_policy(engine, tiny_policy):
