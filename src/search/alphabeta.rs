@@ -4,10 +4,13 @@
 //! searching any of them (Deep Pink). At depth 1 the quiet children are not searched at all:
 //! their batch score is the leaf value. Captures, promotions and checks go to quiescence.
 
-use super::ordering::{is_noisy, order_children, push_killer, update_history, OrderHints};
+use super::ordering::{
+    gravity, is_noisy, order_children, piece_to, push_killer, update_history, OrderHints,
+};
 use super::params::{
-    LMR_FULL_MOVES, LMR_MIN_DEPTH, MAX_PLY, NMP_BASE_REDUCTION, NMP_DEPTH_DIVISOR, NMP_MIN_DEPTH,
-    POLICY_MIN_DEPTH, RFP_MARGIN, RFP_MAX_DEPTH,
+    FUTILITY_MARGIN, IIR_MIN_DEPTH, LATE_PRUNE_MAX_DEPTH, LMP_BASE, LMR_FULL_MOVES, LMR_MIN_DEPTH,
+    MAX_PLY, NMP_BASE_REDUCTION, NMP_DEPTH_DIVISOR, NMP_MIN_DEPTH, POLICY_MIN_DEPTH, RFP_MARGIN,
+    RFP_MAX_DEPTH,
 };
 use super::qsearch::qsearch;
 use super::reductions::late_move_reduction;
@@ -71,7 +74,7 @@ pub fn search(
     pos: &Position,
     mut depth: i32,
     mut alpha: i32,
-    beta: i32,
+    mut beta: i32,
     ply: usize,
     static_eval: i32,
 ) -> i32 {
@@ -81,6 +84,13 @@ pub fn search(
     }
     if is_quick_draw(td, pos) {
         return DRAW;
+    }
+    // Mate distance pruning: no line from here can be mated sooner than now or mate sooner
+    // than next ply, so a window outside those bounds is already decided.
+    alpha = alpha.max(mated_in(ply));
+    beta = beta.min(-mated_in(ply + 1));
+    if alpha >= beta {
+        return alpha;
     }
     let in_check = pos.is_check();
     // Check extension, bounded so that perpetual checks cannot run off the ply stack.
@@ -118,6 +128,12 @@ pub fn search(
         }
     }
 
+    // Internal iterative reduction: a node the TT knows no move for is searched one ply
+    // shallower; if it matters, the next iteration finds it again with a move to try first.
+    if tt_move == 0 && depth >= IIR_MIN_DEPTH {
+        depth -= 1;
+    }
+
     if !pv_node && !in_check && beta.abs() < MATE_BOUND {
         if let Some(score) = prune_early(td, pos, depth, beta, ply, static_eval) {
             return score;
@@ -142,12 +158,15 @@ pub fn search(
         return 0;
     }
     let us = side(pos.turn());
+    let earlier = [td.moved_before(ply, 1), td.moved_before(ply, 2)];
     order_children(
         &mut buf,
         &OrderHints {
             tt_move,
             killers: td.killers[ply],
             history: Some(&td.quiet_history[us]),
+            cont: earlier.map(|e| e.map(|i| &td.cont_history[i])),
+            mover: pos.turn(),
         },
     );
     td.history.push(pos.key());
@@ -156,8 +175,22 @@ pub fn search(
     let mut best = -INFINITY;
     let mut best_move: Option<Move> = None;
     let mut cutoff_at = None;
+    // Quiet moves late in the order, or whose own static eval is far below alpha, are not
+    // searched at shallow non-PV nodes: once a move has been searched, and unless we are
+    // being mated, they are very unlikely to raise alpha.
+    let may_prune = !pv_node && !in_check && (2..=LATE_PRUNE_MAX_DEPTH).contains(&depth);
     for (n, &(_, i)) in buf.order.iter().enumerate() {
         let child = &buf.children[i as usize];
+        if may_prune
+            && n > 0
+            && best > -MATE_BOUND
+            && !is_noisy(&child.mv)
+            && skip_quiet(n, depth, -child.eval, alpha)
+            && !child.pos.is_check()
+        {
+            continue;
+        }
+        td.moved[ply] = Some(piece_to(pos.turn(), &child.mv));
         let score = if depth == 1 {
             frontier_value(td, child, alpha, beta, ply)
         } else {
@@ -184,7 +217,8 @@ pub fn search(
     if !td.aborted {
         if let (Some(n), Some(m)) = (cutoff_at, best_move) {
             if !is_noisy(&m) {
-                reward_quiet(td, &buf.order[..n], &buf.children, m, depth, ply, us);
+                let tried = &buf.order[..n];
+                reward_quiet(td, tried, &buf.children, m, depth, ply, pos.turn(), earlier);
             }
         }
         let bound = if best >= beta {
@@ -242,6 +276,7 @@ fn prune_early(
     let reduction = NMP_BASE_REDUCTION + depth / NMP_DEPTH_DIVISOR;
     td.history.push(pos.key());
     td.null_moved[ply + 1] = true;
+    td.moved[ply] = None;
     let score = -search(
         td,
         &null,
@@ -255,6 +290,16 @@ fn prune_early(
     td.history.pop();
     // A mate found after passing is not a mate the opponent can force.
     (!td.aborted && score >= beta).then(|| score.min(MATE_BOUND - 1))
+}
+
+/// Late-move and futility pruning of the `n`-th quiet move (0-based, in search order) at a
+/// node of `depth`, whose static value after the move (from the node's side) is `value`.
+/// Unlike the usual futility test on the parent's eval plus a guess of the move's gain, the
+/// child's own eval is known here: the node's batch has scored every child.
+pub fn skip_quiet(n: usize, depth: i32, value: i32, alpha: i32) -> bool {
+    let late = n >= LMP_BASE + (depth * depth) as usize;
+    let futile = value + FUTILITY_MARGIN * depth <= alpha;
+    late || futile
 }
 
 /// PVS with late move reductions for one child of an interior node (depth ≥ 2).
@@ -311,7 +356,10 @@ pub fn search_child(
     score
 }
 
-/// Killer and history update after a quiet beta cutoff; quiets tried before it are penalised.
+/// Killer, history and continuation-history update after a quiet beta cutoff; quiets tried
+/// before it are penalised. `earlier` are the (piece, destination) indices of the moves one
+/// and two plies above.
+#[allow(clippy::too_many_arguments)]
 fn reward_quiet(
     td: &mut ThreadData,
     tried_before: &[(i32, u32)],
@@ -319,15 +367,24 @@ fn reward_quiet(
     m: Move,
     depth: i32,
     ply: usize,
-    us: usize,
+    mover: Color,
+    earlier: [Option<usize>; 2],
 ) {
     let bonus = depth * depth;
+    let us = side(mover);
     push_killer(&mut td.killers[ply], m);
-    update_history(&mut td.quiet_history[us], &m, bonus);
+    let reward = |td: &mut ThreadData, m: &Move, bonus: i32| {
+        update_history(&mut td.quiet_history[us], m, bonus);
+        let reply = piece_to(mover, m);
+        for e in earlier.iter().flatten() {
+            gravity(&mut td.cont_history[*e][reply], bonus);
+        }
+    };
+    reward(td, &m, bonus);
     for &(_, i) in tried_before {
         let tried = &children[i as usize].mv;
         if !is_noisy(tried) {
-            update_history(&mut td.quiet_history[us], tried, -bonus);
+            reward(td, tried, -bonus);
         }
     }
 }
@@ -336,4 +393,52 @@ fn reward_quiet(
 pub fn tt_move_for(td: &ThreadData, pos: &Position) -> Option<Move> {
     let entry = td.shared.tt.probe(pos.key(), 0)?;
     find_move(entry.mv, &pos.legal_moves())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chess::KeyHistory;
+    use crate::eval::{EvalCache, MaterialEvaluator};
+    use crate::search::control::Control;
+    use crate::search::score::MATE;
+    use crate::search::time::{Clock, TimeBudget};
+    use crate::search::{SearchShared, TranspositionTable};
+    use std::sync::Arc;
+
+    #[test]
+    fn a_window_beyond_the_nearest_mate_returns_without_a_node() {
+        let shared = SearchShared {
+            tt: Arc::new(TranspositionTable::new(1)),
+            eval: Arc::new(MaterialEvaluator),
+            cache: Arc::new(EvalCache::new(1 << 10)),
+            policy: None,
+        };
+        let control = Control::new(Clock::new(TimeBudget::default(), false), None);
+        let mut td = ThreadData::new(&shared, &control, true, KeyHistory::new());
+        let fen = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3";
+        let pos = Position::from_fen(fen).expect("valid test FEN");
+        // At ply 3 the best possible is mating at ply 4: a window above that is decided.
+        let alpha = MATE - 4;
+        assert_eq!(search(&mut td, &pos, 5, alpha, alpha + 10, 3, 0), alpha);
+        assert_eq!(td.nodes, 0);
+        // Likewise being mated at ply 3 is the worst: a window below it fails high at once.
+        let beta = -MATE + 3;
+        assert_eq!(search(&mut td, &pos, 5, beta - 10, beta, 3, 0), beta);
+        assert_eq!(td.nodes, 0);
+    }
+
+    #[test]
+    fn late_or_hopeless_quiets_are_skipped() {
+        // Late: from move 3 + d² on, whatever its value.
+        assert!(!skip_quiet(6, 2, 500, 0));
+        assert!(skip_quiet(7, 2, 500, 0));
+        assert!(!skip_quiet(11, 3, 500, 0));
+        assert!(skip_quiet(12, 3, 500, 0));
+        // Futile: its own value plus 100 cp a ply of depth does not reach alpha.
+        assert!(skip_quiet(1, 2, -250, 0));
+        assert!(skip_quiet(1, 2, -200, 0));
+        assert!(!skip_quiet(1, 2, -199, 0));
+        assert!(!skip_quiet(1, 3, -250, 0));
+    }
 }

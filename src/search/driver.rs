@@ -1,10 +1,11 @@
 //! Iterative deepening, Lazy SMP helpers, and everything the main thread reports.
 
 use super::alphabeta::tt_move_for;
+use super::aspiration::search_iteration;
 use super::control::Control;
 use super::params::{HELPER_DEPTH_SPREAD, MAX_DEPTH};
 use super::report::{Info, Score, SearchEvent, SearchResult};
-use super::root::{root_moves, search_root, unscored_root_moves, RootMove};
+use super::root::{root_moves, unscored_root_moves, RootMove, RootResult};
 use super::score::{mate_plies, to_report};
 use super::thread::ThreadData;
 use super::{Limits, RootState, SearchConfig, SearchShared};
@@ -148,12 +149,21 @@ fn helper_loop(
     in_check: bool,
 ) {
     let offset = (id % HELPER_DEPTH_SPREAD) as u32;
+    let mut previous = moves[0].score;
     for depth in 1..=max_depth {
         let depth = (depth + offset).min(max_depth);
-        search_root(td, &mut moves, depth as i32, in_check);
+        let result = search_iteration(
+            td,
+            &mut moves,
+            depth as i32,
+            in_check,
+            previous,
+            &mut |_, _| {},
+        );
         if td.aborted {
             return;
         }
+        previous = result.score;
     }
 }
 
@@ -169,9 +179,19 @@ fn main_loop(
     let control = td.control;
     for depth in 1..=max_depth {
         td.seldepth = 0;
-        let result = search_root(td, moves, depth as i32, pos.is_check());
-        if result.completed > 0 {
-            // A partial iteration still searched its best move fully, with a full window.
+        let mut report_bound = |td: &ThreadData, r: &RootResult| {
+            emit(SearchEvent::Info(bound_info(td, pos, depth, r)));
+        };
+        let result = search_iteration(
+            td,
+            moves,
+            depth as i32,
+            pos.is_check(),
+            best.score,
+            &mut report_bound,
+        );
+        if result.usable() {
+            // A partial iteration still searched its best move fully, inside its window.
             best.score = result.score;
             best.pv = result.pv;
         }
@@ -245,6 +265,21 @@ fn info(td: &ThreadData, pos: &Position, best: &Best) -> Info {
         hashfull: td.shared.tt.hashfull(),
     };
     make_info(td.control, pos, &report, td.total_nodes())
+}
+
+/// An `Info` for an iteration that failed outside its aspiration window: the score is only a
+/// bound, and the line is the move that failed high (or the old best move, failing low).
+fn bound_info(td: &ThreadData, pos: &Position, depth: u32, result: &RootResult) -> Info {
+    let report = Report {
+        depth,
+        seldepth: td.seldepth as u32,
+        score: to_report(result.score),
+        pv: &result.pv,
+        hashfull: td.shared.tt.hashfull(),
+    };
+    let mut info = make_info(td.control, pos, &report, td.total_nodes());
+    info.bound = result.bound;
+    info
 }
 
 /// Waits for the release condition, then sends the final `Info` and the one `BestMove`.

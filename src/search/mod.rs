@@ -2,6 +2,7 @@
 //! and the `eval::Evaluator` trait; never prints: it reports typed [`SearchEvent`]s.
 
 pub mod alphabeta;
+pub mod aspiration;
 pub mod control;
 pub mod driver;
 pub mod greedy_play;

@@ -12,7 +12,7 @@ use super::params::{
 };
 use super::thread::PlyBuf;
 use super::tt::pack_move;
-use crate::chess::{Move, Role};
+use crate::chess::{Color, Move, Role};
 
 pub fn is_noisy(m: &Move) -> bool {
     m.is_capture() || m.is_promotion()
@@ -42,12 +42,32 @@ fn mvv_lva(m: &Move) -> i32 {
     (victim + promotion) * 8 + (6 - role_index(m.role()) as i32)
 }
 
+/// Number of (moving piece, destination) pairs: 2 colours × 6 roles × 64 squares.
+pub const PIECE_TO: usize = 768;
+
+/// One continuation-history row: a quiet reply's score by its (piece, destination), after a
+/// given earlier move.
+pub type ContRow = [i32; PIECE_TO];
+
+/// The (piece, destination) index of `m` played by `mover`, the key of continuation history.
+pub fn piece_to(mover: Color, m: &Move) -> usize {
+    let colour = match mover {
+        Color::White => 0,
+        Color::Black => 1,
+    };
+    (colour * 6 + role_index(m.role())) * 64 + m.to() as usize
+}
+
 /// What ordering may know besides the children themselves.
 pub struct OrderHints<'a> {
     pub tt_move: u16,
     pub killers: [Option<Move>; 2],
     /// History of the side to move, `None` in quiescence.
     pub history: Option<&'a [[i32; 64]; 64]>,
+    /// Continuation history after the move one ply ago (countermove history) and two plies
+    /// ago (follow-up history), where there were such moves; `mover` is the side to move.
+    pub cont: [Option<&'a ContRow>; 2],
+    pub mover: Color,
 }
 
 impl OrderHints<'_> {
@@ -56,7 +76,17 @@ impl OrderHints<'_> {
         tt_move: 0,
         killers: [None; 2],
         history: None,
+        cont: [None; 2],
+        mover: Color::White,
     };
+
+    /// A quiet move's history score: butterfly plus both continuations.
+    fn quiet_score(&self, m: &Move) -> Option<i32> {
+        let butterfly = history_of(self.history?, m);
+        let index = piece_to(self.mover, m);
+        let cont: i32 = self.cont.iter().flatten().map(|row| row[index]).sum();
+        Some(butterfly + cont)
+    }
 }
 
 /// Fills `buf.order` with every child, best first. Deterministic: ties go to move order.
@@ -77,7 +107,7 @@ pub fn order_children(buf: &mut PlyBuf, hints: &OrderHints) {
         } else if let Some(policy) = policy {
             ORDER_POLICY + policy_key(policy[i])
         } else {
-            match hints.history.map(|h| history_of(h, m)) {
+            match hints.quiet_score(m) {
                 Some(h) if h > 0 => ORDER_HISTORY + h,
                 _ => child_score,
             }
@@ -108,8 +138,11 @@ pub fn history_of(table: &[[i32; 64]; 64], m: &Move) -> i32 {
 /// Gravity update: the entry moves towards ±HISTORY_MAX and never passes it.
 pub fn update_history(table: &mut [[i32; 64]; 64], m: &Move, bonus: i32) {
     let (from, to) = squares(m);
+    gravity(&mut table[from][to], bonus);
+}
+
+pub fn gravity(entry: &mut i32, bonus: i32) {
     let bonus = bonus.clamp(-HISTORY_MAX, HISTORY_MAX);
-    let entry = &mut table[from][to];
     *entry += bonus - *entry * bonus.abs() / HISTORY_MAX;
 }
 
@@ -162,6 +195,8 @@ mod tests {
                 tt_move: pack_move(&quiet),
                 killers: [None; 2],
                 history: Some(&history),
+                cont: [None; 2],
+                mover: Color::White,
             },
         );
         assert_eq!(first(&buf), quiet);
@@ -171,6 +206,8 @@ mod tests {
                 tt_move: 0,
                 killers: [Some(quiet), None],
                 history: Some(&history),
+                cont: [None; 2],
+                mover: Color::White,
             },
         );
         let best = first(&buf);
@@ -205,6 +242,8 @@ mod tests {
             tt_move: 0,
             killers: [Some(buf.children[killer].mv), None],
             history: Some(&history),
+            cont: [None; 2],
+            mover: Color::White,
         };
         order_children(&mut buf, &hints);
         assert_eq!(
@@ -253,5 +292,29 @@ mod tests {
         }
         assert!(history_of(&table, &m) <= HISTORY_MAX);
         assert!(history_of(&table, &m) > HISTORY_MAX / 2);
+    }
+
+    #[test]
+    fn continuation_history_lifts_a_quiet_reply() {
+        let mut buf = buf_for("4k3/8/8/8/8/8/8/R3K3 w - - 0 1");
+        let history = [[0; 64]; 64];
+        let target = buf.children.len() - 1;
+        let reply = buf.children[target].mv;
+        let mut row = [0; PIECE_TO];
+        row[piece_to(Color::White, &reply)] = 300;
+        let hints = |cont| OrderHints {
+            tt_move: 0,
+            killers: [None; 2],
+            history: Some(&history),
+            cont,
+            mover: Color::White,
+        };
+        order_children(&mut buf, &hints([None, Some(&row)]));
+        assert_eq!(buf.order[0].1 as usize, target);
+        // The same entry for Black's pieces says nothing about White's move.
+        let mut black_row = [0; PIECE_TO];
+        black_row[piece_to(Color::Black, &reply)] = 300;
+        order_children(&mut buf, &hints([Some(&black_row), None]));
+        assert_ne!(buf.order[0].1 as usize, target);
     }
 }

@@ -46,6 +46,13 @@ pub const LMR_FULL_MOVES: usize = 3;
 pub const LMR_BASE: f64 = 0.75;
 pub const LMR_DIVISOR: f64 = 2.25;
 
+/// Aspiration windows: from this iteration depth on, the root searches previous score ±
+/// `ASPIRATION_DELTA` first; each failure widens the window by half again, and past
+/// `ASPIRATION_FULL_AFTER` the window is the full one.
+pub const ASPIRATION_MIN_DEPTH: i32 = 4;
+pub const ASPIRATION_DELTA: i32 = 30;
+pub const ASPIRATION_FULL_AFTER: i32 = 1000;
+
 /// Reverse futility pruning: at a non-PV node of depth ≤ this, out of check, whose static
 /// eval beats beta by the margin per ply of depth, the node returns its static eval without
 /// expanding (a node costs a batch of every child's evaluation, so this saves most).
@@ -58,6 +65,17 @@ pub const RFP_MARGIN: i32 = 150;
 pub const NMP_MIN_DEPTH: i32 = 3;
 pub const NMP_BASE_REDUCTION: i32 = 3;
 pub const NMP_DEPTH_DIVISOR: i32 = 6;
+
+/// Internal iterative reduction: from this depth, a node without a TT move loses a ply.
+pub const IIR_MIN_DEPTH: i32 = 4;
+
+/// Late-move and futility pruning, at non-PV nodes of depth 2 to `LATE_PRUNE_MAX_DEPTH`
+/// out of check (at depth 1 a quiet child costs nothing more than its batch eval): a quiet
+/// move that gives no check is skipped from the `LMP_BASE + depth²`-th move on, or when its
+/// child's static value plus `FUTILITY_MARGIN` per ply of depth is still at most alpha.
+pub const LATE_PRUNE_MAX_DEPTH: i32 = 3;
+pub const LMP_BASE: usize = 3;
+pub const FUTILITY_MARGIN: i32 = 100;
 
 /// Quiescence delta pruning: a capture that cannot lift stand-pat + victim + margin to alpha is
 /// skipped before its child is even built.

@@ -1,6 +1,8 @@
 //! The root: its move list (kept across iterations, best first) and one iteration over it.
 
 use super::alphabeta::{frontier_value, search_child, update_pv};
+use super::ordering::piece_to;
+use super::report::Bound;
 use super::score::INFINITY;
 use super::thread::{Child, PlyBuf, ThreadData};
 use crate::chess::{Move, MoveList, Position};
@@ -71,29 +73,44 @@ pub struct RootResult {
     pub score: i32,
     /// Index into the root moves of the best move found.
     pub best: usize,
-    /// Moves searched completely; an aborted iteration with at least one is still usable.
+    /// Moves searched completely; an aborted iteration with at least one is still usable,
+    /// unless it failed low.
     pub completed: usize,
     pub pv: Vec<Move>,
+    /// `None` when `score` is exact; `Lower` when a move reached beta (the iteration stopped
+    /// there: that move is at least this good); `Upper` when no move rose above alpha.
+    pub bound: Option<Bound>,
 }
 
-/// Searches every root move to `depth` and moves the best to the front.
+impl RootResult {
+    /// Whether the best move and its line can be played: some move was searched to the end,
+    /// and it did not merely fail low.
+    pub fn usable(&self) -> bool {
+        self.completed > 0 && self.bound != Some(Bound::Upper)
+    }
+}
+
+/// Searches the root moves to `depth` inside the window (`alpha`, `beta`) and moves the best
+/// to the front; stops at the first move that reaches beta.
 pub fn search_root(
     td: &mut ThreadData,
     moves: &mut [RootMove],
     depth: i32,
     in_check: bool,
+    window: (i32, i32),
 ) -> RootResult {
-    let mut alpha = -INFINITY;
-    let beta = INFINITY;
+    let (mut alpha, beta) = window;
     let mut result = RootResult {
         score: -INFINITY,
         best: 0,
         completed: 0,
         pv: Vec::new(),
+        bound: None,
     };
     for (n, root_move) in moves.iter_mut().enumerate() {
         let child = &root_move.child;
         let mv = child.mv;
+        td.moved[0] = Some(piece_to(child.pos.turn().other(), &mv));
         let score = if depth <= 1 {
             frontier_value(td, child, alpha, beta, 0)
         } else {
@@ -111,9 +128,16 @@ pub fn search_root(
             result.best = n;
             result.pv.clear();
             result.pv.extend_from_slice(&td.pv[0]);
+            if score >= beta {
+                result.bound = Some(Bound::Lower);
+                break;
+            }
         } else {
             root_move.score = -INFINITY;
         }
+    }
+    if result.completed > 0 && result.score <= window.0 {
+        result.bound = Some(Bound::Upper);
     }
     if result.completed > 0 {
         // Best first, then the rest in their previous order.

@@ -2,6 +2,7 @@
 //! sibling-batched child evaluation that every interior node starts with.
 
 use super::control::Control;
+use super::ordering::{ContRow, PIECE_TO};
 use super::params::{CHECK_INTERVAL, EVAL_LIMIT, MAX_PLY};
 use super::policy_play::policy_move;
 use super::SearchShared;
@@ -47,11 +48,25 @@ pub struct ThreadData<'a> {
     pub null_moved: Vec<bool>,
     /// Butterfly history indexed by [side to move][from][to].
     pub quiet_history: Box<[[[i32; 64]; 64]; 2]>,
+    /// Continuation history: `cont_history[earlier][reply]`, both (piece, destination)
+    /// indices ([`piece_to`]).
+    pub cont_history: Box<[ContRow]>,
+    /// `moved[ply]`: the (piece, destination) of the move being searched at `ply`; `None`
+    /// while a null move is.
+    pub moved: Vec<Option<usize>>,
     boards: Vec<CompactBoard>,
     misses: Vec<usize>,
     scores: Vec<f32>,
     /// Set once the search must unwind; every node then returns at once.
     pub aborted: bool,
+}
+
+impl ThreadData<'_> {
+    /// The (piece, destination) of the move `back` plies above the node at `ply`, if that
+    /// was a real move.
+    pub fn moved_before(&self, ply: usize, back: usize) -> Option<usize> {
+        ply.checked_sub(back).and_then(|p| self.moved[p])
+    }
 }
 
 impl<'a> ThreadData<'a> {
@@ -77,6 +92,8 @@ impl<'a> ThreadData<'a> {
             killers: vec![[None; 2]; MAX_PLY + 1],
             null_moved: vec![false; MAX_PLY + 1],
             quiet_history: Box::new([[[0; 64]; 64]; 2]),
+            cont_history: vec![[0; PIECE_TO]; PIECE_TO].into_boxed_slice(),
+            moved: vec![None; MAX_PLY + 1],
             boards: Vec::with_capacity(256),
             misses: Vec::with_capacity(256),
             scores: Vec::with_capacity(256),
