@@ -5,7 +5,7 @@
 //! their batch score is the leaf value. Captures, promotions and checks go to quiescence.
 
 use super::ordering::{
-    gravity, is_noisy, order_children, piece_to, push_killer, update_history, OrderHints,
+    gravity, is_noisy, order_children, piece_to, push_killer, side, update_history, OrderHints,
 };
 use super::params::{
     FUTILITY_MARGIN, IIR_MIN_DEPTH, LATE_PRUNE_MAX_DEPTH, LMP_BASE, LMR_FULL_MOVES, LMR_MIN_DEPTH,
@@ -58,13 +58,6 @@ pub fn update_pv(td: &mut ThreadData, ply: usize, m: Move) {
     line.clear();
     line.push(m);
     line.extend_from_slice(&tail[0]);
-}
-
-fn side(color: Color) -> usize {
-    match color {
-        Color::White => 0,
-        Color::Black => 1,
-    }
 }
 
 /// Searches a non-root node. `static_eval` is the node's own eval, computed by its parent's
@@ -399,21 +392,14 @@ pub fn tt_move_for(td: &ThreadData, pos: &Position) -> Option<Move> {
 mod tests {
     use super::*;
     use crate::chess::KeyHistory;
-    use crate::eval::{EvalCache, MaterialEvaluator};
     use crate::search::control::Control;
     use crate::search::score::MATE;
+    use crate::search::tests::material;
     use crate::search::time::{Clock, TimeBudget};
-    use crate::search::{SearchShared, TranspositionTable};
-    use std::sync::Arc;
 
     #[test]
     fn a_window_beyond_the_nearest_mate_returns_without_a_node() {
-        let shared = SearchShared {
-            tt: Arc::new(TranspositionTable::new(1)),
-            eval: Arc::new(MaterialEvaluator),
-            cache: Arc::new(EvalCache::new(1 << 10)),
-            policy: None,
-        };
+        let shared = material();
         let control = Control::new(Clock::new(TimeBudget::default(), false), None);
         let mut td = ThreadData::new(&shared, &control, true, KeyHistory::new());
         let fen = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3";

@@ -51,11 +51,15 @@ pub type ContRow = [i32; PIECE_TO];
 
 /// The (piece, destination) index of `m` played by `mover`, the key of continuation history.
 pub fn piece_to(mover: Color, m: &Move) -> usize {
-    let colour = match mover {
+    (side(mover) * 6 + role_index(m.role())) * 64 + m.to() as usize
+}
+
+/// The index of a colour in the per-side tables: the butterfly history and [`piece_to`].
+pub fn side(color: Color) -> usize {
+    match color {
         Color::White => 0,
         Color::Black => 1,
-    };
-    (colour * 6 + role_index(m.role())) * 64 + m.to() as usize
+    }
 }
 
 /// What ordering may know besides the children themselves.

@@ -17,7 +17,8 @@ fn shared_with(eval: Arc<dyn Evaluator>) -> SearchShared {
     }
 }
 
-fn material() -> SearchShared {
+/// Fresh tables around the material evaluator; the search's unit tests elsewhere use it too.
+pub(super) fn material() -> SearchShared {
     shared_with(Arc::new(MaterialEvaluator))
 }
 

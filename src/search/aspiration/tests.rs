@@ -1,33 +1,21 @@
 use super::*;
 use crate::chess::{KeyHistory, Position};
-use crate::eval::{EvalCache, MaterialEvaluator};
 use crate::search::control::Control;
 use crate::search::root::root_moves;
+use crate::search::tests::material;
 use crate::search::time::{Clock, TimeBudget};
-use crate::search::{
-    start, Limits, RootState, SearchConfig, SearchEvent, SearchShared, TranspositionTable,
-};
+use crate::search::{start, Limits, RootState, SearchConfig, SearchEvent};
 use crossbeam::channel::unbounded;
-use std::sync::Arc;
 use std::time::Duration;
 
 /// WAC.001: Qg6 mates, so the score jumps from a material edge to a mate between iterations.
 const WAC1: &str = "2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - 0 1";
 const MIDGAME: &str = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3";
 
-fn shared() -> SearchShared {
-    SearchShared {
-        tt: Arc::new(TranspositionTable::new(8)),
-        eval: Arc::new(MaterialEvaluator),
-        cache: Arc::new(EvalCache::new(1 << 16)),
-        policy: None,
-    }
-}
-
 /// One root search of `fen` at `depth` inside `window`, on fresh tables.
 fn root_search(fen: &str, depth: i32, window: (i32, i32)) -> RootResult {
     let pos = Position::from_fen(fen).expect("valid test FEN");
-    let shared = shared();
+    let shared = material();
     let control = Control::new(Clock::new(TimeBudget::default(), false), None);
     let mut history = KeyHistory::new();
     history.push(pos.key());
@@ -74,7 +62,7 @@ fn a_jump_in_score_is_reported_as_a_bound_then_resolved() {
         threads: 1,
         move_overhead: Duration::ZERO,
     };
-    start(root, limits, config, shared(), tx).wait();
+    start(root, limits, config, material(), tx).wait();
     let infos: Vec<_> = rx
         .try_iter()
         .filter_map(|e| match e {
