@@ -139,12 +139,14 @@ pub fn history_of(table: &[[i32; 64]; 64], m: &Move) -> i32 {
     table[from][to]
 }
 
-/// Gravity update: the entry moves towards ±HISTORY_MAX and never passes it.
+/// Rewards (or, with a negative bonus, penalises) `m`'s butterfly entry by [`gravity`].
 pub fn update_history(table: &mut [[i32; 64]; 64], m: &Move, bonus: i32) {
     let (from, to) = squares(m);
     gravity(&mut table[from][to], bonus);
 }
 
+/// Gravity update, shared by the butterfly and continuation histories: the entry moves
+/// towards ±HISTORY_MAX and never passes it.
 pub fn gravity(entry: &mut i32, bonus: i32) {
     let bonus = bonus.clamp(-HISTORY_MAX, HISTORY_MAX);
     *entry += bonus - *entry * bonus.abs() / HISTORY_MAX;
