@@ -161,7 +161,14 @@ mod tests {
 
     #[test]
     fn first_suite_positions_to_depth_3() {
-        let text = std::fs::read_to_string(suite_path()).expect("perft suite readable");
+        let path = suite_path();
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+            panic!(
+                "cannot read the perft suite {}: {e}; the tests expect the project's shared/ \
+                 data beside the checkout (see README)",
+                path.display()
+            )
+        });
         let mut checked = 0;
         for line in text.lines().take(10) {
             let Some((fen, depths)) = parse_suite_line(line).expect("well-formed line") else {
