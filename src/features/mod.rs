@@ -67,25 +67,25 @@ pub const GLOBAL: &[&str] = &[
 
 type FamilyFn = fn(&Context, Color, &mut [f32]);
 
-/// The per-side families in order: base names (without the colour prefix) and the
-/// function that writes exactly that many values for one colour.
-const FAMILIES: &[(&[&str], FamilyFn)] = &[
-    (material::NAMES, material::extract),
-    (imbalance::NAMES, imbalance::extract),
-    (mobility::NAMES, mobility::extract),
-    (king_safety::NAMES, king_safety::extract),
-    (pawns::NAMES, pawns::extract),
-    (passed::NAMES, passed::extract),
-    (threats::NAMES, threats::extract),
-    (space::NAMES, space::extract),
-    (pieces::NAMES, pieces::extract),
+/// The per-side families in order: the family's name, its base feature names (without
+/// the colour prefix) and the function that writes exactly that many values for one colour.
+const FAMILIES: &[(&str, &[&str], FamilyFn)] = &[
+    ("material", material::NAMES, material::extract),
+    ("imbalance", imbalance::NAMES, imbalance::extract),
+    ("mobility", mobility::NAMES, mobility::extract),
+    ("king_safety", king_safety::NAMES, king_safety::extract),
+    ("pawns", pawns::NAMES, pawns::extract),
+    ("passed", passed::NAMES, passed::extract),
+    ("threats", threats::NAMES, threats::extract),
+    ("space", space::NAMES, space::extract),
+    ("pieces", pieces::NAMES, pieces::extract),
 ];
 
 const fn per_side() -> usize {
     let mut n = 0;
     let mut i = 0;
     while i < FAMILIES.len() {
-        n += FAMILIES[i].0.len();
+        n += FAMILIES[i].1.len();
         i += 1;
     }
     n
@@ -104,7 +104,7 @@ pub fn names() -> &'static [&'static str] {
     NAMES.get_or_init(|| {
         let mut v: Vec<&'static str> = GLOBAL.to_vec();
         for prefix in ["white_", "black_"] {
-            for (names, _) in FAMILIES {
+            for (_, names, _) in FAMILIES {
                 for n in names.iter() {
                     // Leaked once per name for the life of the program, so that callers
                     // get plain `&'static str`s.
@@ -114,6 +114,25 @@ pub fn names() -> &'static [&'static str] {
         }
         v
     })
+}
+
+/// The family of feature `index` (in [`names`]' order): `global` for [`GLOBAL`], else the
+/// per-side family's name, the same for both colours. `None` past [`COUNT`].
+pub fn family_of(index: usize) -> Option<&'static str> {
+    if index < GLOBAL.len() {
+        return Some("global");
+    }
+    if index >= COUNT {
+        return None;
+    }
+    let mut i = (index - GLOBAL.len()) % PER_SIDE;
+    for (family, names, _) in FAMILIES {
+        if i < names.len() {
+            return Some(family);
+        }
+        i -= names.len();
+    }
+    None
 }
 
 /// Writes the `COUNT` features of `pos` into `out`, in [`names`]' order.
@@ -133,7 +152,7 @@ pub fn extract(pos: &Chess, out: &mut [f32]) {
     out[4] = material::phase(ctx.board) as f32;
     let mut off = GLOBAL.len();
     for c in [Color::White, Color::Black] {
-        for (names, f) in FAMILIES {
+        for (_, names, f) in FAMILIES {
             f(&ctx, c, &mut out[off..off + names.len()]);
             off += names.len();
         }

@@ -5,7 +5,7 @@ use std::collections::{HashMap, HashSet};
 use shakmaty::fen::Fen;
 use shakmaty::{CastlingMode, Chess, EnPassantMode, FromSetup, Position};
 
-use super::{extract, extract_stm, names, COUNT, GLOBAL};
+use super::{extract, extract_stm, family_of, names, COUNT, GLOBAL, PER_SIDE};
 
 pub(crate) const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 
@@ -106,6 +106,27 @@ fn names_are_unique_snake_case_and_count() {
     let black = n.iter().filter(|x| x.starts_with("black_")).count();
     assert_eq!(white, black);
     assert_eq!(white * 2 + GLOBAL.len(), COUNT);
+}
+
+#[test]
+fn every_feature_has_its_family() {
+    let n = names();
+    let index = |name: &str| n.iter().position(|x| *x == name).unwrap();
+    assert_eq!(family_of(0), Some("global"));
+    assert_eq!(family_of(GLOBAL.len() - 1), Some("global"));
+    // The first per-side feature of each colour opens the material family.
+    assert_eq!(family_of(GLOBAL.len()), Some("material"));
+    assert_eq!(family_of(GLOBAL.len() + PER_SIDE), Some("material"));
+    assert_eq!(family_of(COUNT - 1), Some("pieces"));
+    assert_eq!(family_of(COUNT), None);
+    // Both colours of a feature share its family.
+    for (i, name) in n.iter().enumerate().skip(GLOBAL.len()).take(PER_SIDE) {
+        assert_eq!(family_of(i), family_of(i + PER_SIDE), "{name}");
+    }
+    let families: HashSet<_> = (0..COUNT).filter_map(family_of).collect();
+    assert_eq!(families.len(), 10, "global and nine per-side families");
+    assert_eq!(family_of(index("black_mobility_rook")), Some("mobility"));
+    assert_eq!(family_of(index("white_space_weight")), Some("space"));
 }
 
 #[test]

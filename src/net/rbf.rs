@@ -57,8 +57,9 @@ pub struct RbfNet {
     pub features: String,
     /// Inputs after the features, e.g. `["d2", "d4", "d8"]`: low-depth engine evaluations.
     pub extra_inputs: Vec<String>,
-    /// The fuzzy partition's sets per input, recorded for the card.
-    pub sets: u32,
+    /// The fuzzy partition, recorded for the card: one number of sets for every input
+    /// (symmetric fuzzy means), or one per input (the non-symmetric variant).
+    pub sets: Vec<u32>,
     pub input_min: Vec<f32>,
     /// 1 / range per input (0 for an input constant on the training set).
     pub input_scale: Vec<f32>,
@@ -116,6 +117,12 @@ impl RbfNet {
         if n == 0 {
             return Err("no inputs".into());
         }
+        if !(self.sets.len() == 1 || self.sets.len() == n) || self.sets.iter().any(|&s| s < 2) {
+            return Err(format!(
+                "`sets` holds {} values; it needs one or one per input ({n}), each at least 2",
+                self.sets.len()
+            ));
+        }
         if self.input_scale.len() != n {
             return Err(format!(
                 "input.scale has {} values, input.min {n}",
@@ -139,6 +146,19 @@ impl RbfNet {
             return Err("a parameter is not finite".into());
         }
         Ok(())
+    }
+
+    /// The partition in words: `s = 6`, or the range and mean of a non-symmetric one.
+    pub fn sets_label(&self) -> String {
+        match self.sets.as_slice() {
+            [s] => format!("s = {s}"),
+            sets => {
+                let lo = sets.iter().min().copied().unwrap_or(0);
+                let hi = sets.iter().max().copied().unwrap_or(0);
+                let mean = sets.iter().map(|&s| f64::from(s)).sum::<f64>() / sets.len() as f64;
+                format!("non-symmetric, s = {lo}..{hi}, mean {mean:.2}")
+            }
+        }
     }
 
     /// Scales raw inputs into `out` (same length).
@@ -170,7 +190,14 @@ impl RbfNet {
         md.insert("arch".into(), RBF_FAMILY.into());
         md.insert("features".into(), self.features.clone());
         md.insert("inputs".into(), self.extra_inputs.join(","));
-        md.insert("sets".into(), self.sets.to_string());
+        md.insert(
+            "sets".into(),
+            self.sets
+                .iter()
+                .map(u32::to_string)
+                .collect::<Vec<_>>()
+                .join(","),
+        );
         md.insert("basis".into(), "thin-plate-spline".into());
         md.insert("target".into(), RBF_TARGET.into());
         if let Some(d) = &self.description {
@@ -292,7 +319,9 @@ impl RbfNet {
         let weights = tensor("weights")?;
         let bias = tensor("bias")?;
         let sets = get("sets")
-            .parse()
+            .split(',')
+            .map(str::parse)
+            .collect::<Result<Vec<u32>, _>>()
             .map_err(|_| invalid(format!("metadata `sets` is `{}`", get("sets"))))?;
         let inputs = get("inputs");
         let net = RbfNet {
@@ -323,7 +352,7 @@ mod tests {
         RbfNet {
             features: "test-v1".into(),
             extra_inputs: vec!["d2".into()],
-            sets: 3,
+            sets: vec![3],
             input_min: vec![0.0, -1.0],
             input_scale: vec![0.5, 0.25],
             centres: vec![0.0, 0.0, 1.0, 0.5],
@@ -389,5 +418,27 @@ mod tests {
         let err = RbfNet::from_bytes(&other, "mlp.safetensors").unwrap_err();
         assert!(err.to_string().contains("rbf-fm"), "{err}");
         assert!(is_rbf_file(&bytes) && !is_rbf_file(&other) && !is_rbf_file(b"junk"));
+    }
+
+    #[test]
+    fn a_non_symmetric_partition_round_trips_and_a_wrong_one_is_refused() {
+        let mut net = tiny();
+        net.sets = vec![4, 7];
+        assert_eq!(net.sets_label(), "non-symmetric, s = 4..7, mean 5.50");
+        assert_eq!(tiny().sets_label(), "s = 3");
+        let bytes = net.to_bytes().unwrap();
+        assert_eq!(RbfNet::from_bytes(&bytes, "t").unwrap().sets, vec![4, 7]);
+        for bad in [vec![3, 3, 3], vec![1], vec![]] {
+            net.sets = bad.clone();
+            let err = net.to_bytes().unwrap_err();
+            assert!(err.contains("`sets`"), "{bad:?}: {err}");
+        }
+        let mut md = tiny().metadata();
+        md.insert("sets".into(), "6,x".into());
+        let err = RbfNet::from_bytes(&tiny().serialize(md).unwrap(), "s.safetensors").unwrap_err();
+        assert!(
+            err.to_string().contains("metadata `sets` is `6,x`"),
+            "{err}"
+        );
     }
 }

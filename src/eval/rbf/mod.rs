@@ -43,9 +43,9 @@ impl RbfEvaluator {
             ));
         }
         let name = format!(
-            "rbf {content_id} ({} centres, s = {})",
+            "rbf {content_id} ({} centres, {})",
             net.centres_count(),
-            net.sets
+            net.sets_label()
         );
         Ok(RbfEvaluator { net, name })
     }

@@ -9,6 +9,13 @@
 //! selected centre covers adds the grid point nearest to it, which covers it, since that
 //! point is at most `δ√N / 2` away. So every training vector ends up covered, and `s` is the
 //! only parameter.
+//!
+//! The non-symmetric variant (Alexandridis, Chondrodima and Sarimveis, 2013) gives every
+//! dimension its own number of sets `s_i`, so its own spacing `δ_i = 1 / (s_i − 1)`, and the
+//! hypersphere becomes a hyperellipsoid: a grid point covers `x` when
+//! `Σ_i ((x_i − c_i) / δ_i)² ≤ N`. With every `s_i = s` that is the symmetric rule. The
+//! nearest grid point is within `δ_i / 2` in every dimension, so it still covers the vector
+//! that adds it. How the `s_i` are chosen is [`super::fit`]'s business.
 
 /// The selected centres, row-major (`len / n` of them), in the scaled space.
 #[derive(Clone, Debug, PartialEq)]
@@ -41,16 +48,22 @@ pub fn radius2(s: u32, n: usize) -> f32 {
     delta * delta * n as f32
 }
 
-/// The grid point nearest to `x` (clamped to the grid), written into `out`.
-pub fn nearest_grid_point(x: &[f32], s: u32, out: &mut [f32]) {
-    let steps = (s - 1) as f32;
-    for (o, &v) in out.iter_mut().zip(x) {
+/// The grid point nearest to `x` (clamped to the grid) under the partition `sets` (one
+/// number of sets per dimension), written into `out`.
+pub fn nearest_grid_point(x: &[f32], sets: &[u32], out: &mut [f32]) {
+    for ((o, &v), &s) in out.iter_mut().zip(x).zip(sets) {
+        let steps = (s - 1) as f32;
         *o = (v.clamp(0.0, 1.0) * steps).round() / steps;
     }
 }
 
-fn distance2(a: &[f32], b: &[f32]) -> f32 {
-    a.iter().zip(b).map(|(x, y)| (x - y) * (x - y)).sum()
+/// `Σ_i w_i (a_i − b_i)²`.
+fn weighted_distance2(a: &[f32], b: &[f32], w: &[f32]) -> f32 {
+    a.iter()
+        .zip(b)
+        .zip(w)
+        .map(|((x, y), w)| w * (x - y) * (x - y))
+        .sum()
 }
 
 /// Runs symmetric FM over `data` (row-major, `n` values per vector, scaled to [0, 1]) with
@@ -61,12 +74,29 @@ pub fn select_centres(
     s: u32,
     max_centres: usize,
 ) -> Result<Centres, TooManyCentres> {
-    assert!(s >= 2, "fuzzy means needs at least 2 sets per dimension");
+    select_centres_nonsymmetric(data, &vec![s; n], max_centres)
+}
+
+/// Runs FM with `sets[i]` ≥ 2 sets in dimension `i` (`n = sets.len()` values per vector of
+/// `data`), stopping with an error past `max_centres`.
+pub fn select_centres_nonsymmetric(
+    data: &[f32],
+    sets: &[u32],
+    max_centres: usize,
+) -> Result<Centres, TooManyCentres> {
+    let n = sets.len();
+    assert!(
+        sets.iter().all(|&s| s >= 2),
+        "fuzzy means needs at least 2 sets per dimension"
+    );
     assert!(
         n > 0 && data.len().is_multiple_of(n),
         "data of {n}-value vectors"
     );
-    let r2 = radius2(s, n);
+    // Covered when Σ ((x_i − c_i) / δ_i)² ≤ N, with 1 / δ_i = s_i − 1.
+    let w: Vec<f32> = sets.iter().map(|&s| ((s - 1) * (s - 1)) as f32).collect();
+    let r2 = n as f32;
+    let distance2 = |a: &[f32], b: &[f32]| weighted_distance2(a, b, &w);
     let mut centres = Centres {
         n,
         values: Vec::new(),
@@ -95,7 +125,7 @@ pub fn select_centres(
                 seen: i,
             });
         }
-        nearest_grid_point(x, s, &mut grid);
+        nearest_grid_point(x, sets, &mut grid);
         centres.values.extend_from_slice(&grid);
         last_hit = count;
     }
@@ -105,6 +135,16 @@ pub fn select_centres(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn distance2(a: &[f32], b: &[f32]) -> f32 {
+        weighted_distance2(a, b, &vec![1.0; a.len()])
+    }
+
+    /// Whether some centre covers `x` under `sets`.
+    fn covered(c: &Centres, x: &[f32], sets: &[u32]) -> bool {
+        let w: Vec<f32> = sets.iter().map(|&s| ((s - 1) * (s - 1)) as f32).collect();
+        (0..c.count()).any(|k| weighted_distance2(c.row(k), x, &w) <= sets.len() as f32)
+    }
 
     #[test]
     fn a_two_dimensional_example_worked_by_hand() {
@@ -124,6 +164,66 @@ mod tests {
             vec![0.0, 0.0, 1.0, 1.0, 0.0, 1.0, 0.5, 0.0],
             "centres (0,0), (1,1), (0,1), (0.5,0)"
         );
+    }
+
+    #[test]
+    fn a_non_symmetric_example_worked_by_hand() {
+        // sets (2, 5): x on {0, 1} (δ = 1), y on {0, 0.25, .., 1} (δ = 0.25); a grid point
+        // covers when (Δx / 1)² + (Δy / 0.25)² ≤ 2, an ellipse four times taller than wide.
+        let data = [
+            0.3, 0.1, // no centres yet: adds (0, 0)
+            0.9,
+            0.2, // 0.81 + 16 · 0.04 = 1.45 ≤ 2: covered (s = 5 in both would not cover)
+            0.2, 0.6, // 0.04 + 16 · 0.36 = 5.8: adds (0, 0.5)
+            0.8, 0.7, // from (0, 0.5): 0.64 + 16 · 0.04 = 1.28: covered
+            0.4,
+            0.95, // from (0, 0.5): 0.16 + 16 · 0.2025 = 3.4; from (0, 0): 14.6; adds (0, 1)
+        ];
+        let c = select_centres_nonsymmetric(&data, &[2, 5], 100).unwrap();
+        assert_eq!(c.values, vec![0.0, 0.0, 0.0, 0.5, 0.0, 1.0]);
+        // The symmetric rule is the special case of equal sets.
+        assert_eq!(
+            select_centres_nonsymmetric(&data, &[5, 5], 100).unwrap(),
+            select_centres(&data, 2, 5, 100).unwrap()
+        );
+        assert_ne!(
+            select_centres(&data, 2, 5, 100).unwrap().count(),
+            3,
+            "the partition matters"
+        );
+    }
+
+    #[test]
+    fn every_training_vector_is_covered_under_non_symmetric_partitions() {
+        let mut state = 777u64;
+        let mut next = || {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 40) as f32 / (1u64 << 24) as f32
+        };
+        let n = 4;
+        let data: Vec<f32> = (0..1500 * n).map(|_| next()).collect();
+        for sets in [[2, 9, 3, 5], [7, 2, 2, 4], [3, 3, 12, 2]] {
+            let c = select_centres_nonsymmetric(&data, &sets, 10_000).unwrap();
+            for x in data.chunks_exact(n) {
+                assert!(covered(&c, x, &sets), "{sets:?}: {x:?} is not covered");
+            }
+            // Every centre lies on its dimension's grid.
+            for row in c.values.chunks_exact(n) {
+                for (v, &s) in row.iter().zip(&sets) {
+                    let steps = (s - 1) as f32;
+                    assert!(((v * steps).round() - v * steps).abs() < 1e-5, "{row:?}");
+                }
+            }
+        }
+        // A finer partition of one dimension never needs fewer centres here.
+        let count = |sets: &[u32]| {
+            select_centres_nonsymmetric(&data, sets, 10_000)
+                .unwrap()
+                .count()
+        };
+        assert!(count(&[3, 3, 3, 3]) <= count(&[3, 3, 3, 8]));
     }
 
     #[test]

@@ -22,6 +22,7 @@ fn config() -> FitConfig {
     FitConfig {
         sets: (2..=8).collect(),
         max_centres: 200,
+        nonsymmetric_passes: 0,
     }
 }
 
@@ -111,4 +112,31 @@ fn a_net_with_search_inputs_cannot_play() {
         err.contains("scenario 3") && err.contains("d2, d4"),
         "{err}"
     );
+}
+
+#[test]
+fn a_non_symmetric_search_on_the_fixture_saves_and_plays() {
+    let filter = DataFilter {
+        max_eval_pawns: Some(20.0),
+    };
+    let data = load(&fixture(), Scenario::Three, filter, split(), 1).unwrap();
+    let symmetric = fit(&data, features::VERSION, &config(), |_| {}).unwrap();
+    let config = FitConfig {
+        nonsymmetric_passes: 1,
+        ..config()
+    };
+    let mut steps = 0;
+    let out = fit(&data, features::VERSION, &config, |t| {
+        steps += usize::from(t.label.starts_with("pass 1: "))
+    })
+    .unwrap();
+    // Ten groups (global and the nine families), one or two steps each.
+    assert!((10..=20).contains(&steps), "{steps} steps");
+    let valid = |o: &super::fit::FitOutcome| o.metrics[Split::Valid as usize].mae;
+    assert!(valid(&out) <= valid(&symmetric));
+    assert!(out.net.sets.len() == 1 || out.net.sets.len() == features::COUNT);
+    let bytes = out.net.to_bytes().unwrap();
+    let back = RbfNet::from_bytes(&bytes, "ns").unwrap();
+    assert_eq!(back, out.net);
+    assert!(RbfEvaluator::new(back, "ns", "x").is_ok());
 }
