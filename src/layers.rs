@@ -29,6 +29,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ),
     ("data", &["chess", "net", "features"]),
     ("train", &["chess", "net", "data", "features"]),
+    // Runs a net (loaded as `EvalFile` values are) over training data.
+    ("harden", &["chess", "net", "eval", "engine", "data"]),
 ];
 
 /// Files of `src/` that belong to no layer: the crate root, the binary, this test.

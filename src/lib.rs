@@ -21,6 +21,8 @@
 //! Beside them, `data` (PGN to training triplets) depends on `chess` and `net` only, and
 //! `train` on those and `data`: neither ever depends on search. The binary (`main.rs`) may
 //! use everything. A test (`layers`) scans the sources and fails on an upward import.
+//! `harden` (hard training examples chosen by a net) sits above `eval` and `data` for the
+//! same reason: it runs a net on training data, so `data` itself never does.
 
 pub mod bench;
 pub mod chess;
@@ -28,6 +30,7 @@ pub mod data;
 pub mod engine;
 pub mod eval;
 pub mod features;
+pub mod harden;
 #[cfg(test)]
 mod layers;
 pub mod net;

@@ -126,6 +126,9 @@ enum DataCmd {
     /// Label middlegame positions of PGN games with a UCI engine's evaluation (Stockfish);
     /// resumes an interrupted run.
     Label(cerise::data::LabelArgs),
+    /// Rewrite a triplet file with hard negatives: where a net prefers another move to the
+    /// one played, `r` becomes that move's child (issue #6, Deep Pink's proposal).
+    Harden(cerise::harden::HardenArgs),
 }
 
 #[derive(Subcommand)]
@@ -284,6 +287,24 @@ fn run(command: Cmd) -> Result<(), String> {
         } => {
             let summary = cerise::data::run_label_cli(&args).map_err(|e| format!("{e:#}"))?;
             out!("{summary}");
+            Ok(())
+        }
+        Cmd::Data {
+            command: DataCmd::Harden(args),
+        } => {
+            let c = cerise::harden::run_harden_cli(&args).map_err(|e| format!("{e:#}"))?;
+            out!(
+                "{} triplets written to {}: {} hardened, {} kept random where the net agrees \
+                 with the move played ({:.1}% of those it judged), {} not offered, {} whose \
+                 played move could not be regenerated",
+                c.total(),
+                args.out.display(),
+                c.hardened,
+                c.agrees,
+                100.0 * c.agreement(),
+                c.not_offered,
+                c.unmatched
+            );
             Ok(())
         }
         Cmd::Evalpolicy(args) => {
