@@ -343,13 +343,7 @@ mod tests {
     #[test]
     fn a_smooth_function_is_learned_and_s_is_chosen_on_validation() {
         // y = sin(3a) + b² on [0, 1]², a fixed pseudo-random sample.
-        let mut state = 99u64;
-        let mut next = || {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (state >> 40) as f32 / (1u64 << 24) as f32
-        };
+        let mut next = super::super::uniform_stream(99u64);
         let mut split = || {
             let mut rows = Rows::default();
             for _ in 0..600 {
@@ -403,13 +397,7 @@ mod tests {
 
     /// `rows` points of y = sin(8a) (b is noise the target ignores), inputs named a and b.
     fn wiggle_in_a(seed: u64, rows: usize) -> RegressionData {
-        let mut state = seed;
-        let mut next = || {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (state >> 40) as f32 / (1u64 << 24) as f32
-        };
+        let mut next = super::super::uniform_stream(seed);
         let mut split = || {
             let mut r = Rows::default();
             for _ in 0..rows {

@@ -195,13 +195,7 @@ mod tests {
 
     #[test]
     fn every_training_vector_is_covered_under_non_symmetric_partitions() {
-        let mut state = 777u64;
-        let mut next = || {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (state >> 40) as f32 / (1u64 << 24) as f32
-        };
+        let mut next = super::super::uniform_stream(777u64);
         let n = 4;
         let data: Vec<f32> = (0..1500 * n).map(|_| next()).collect();
         for sets in [[2, 9, 3, 5], [7, 2, 2, 4], [3, 3, 12, 2]] {
@@ -229,13 +223,7 @@ mod tests {
     #[test]
     fn every_training_vector_is_covered() {
         // Pseudo-random vectors in 5 dimensions, for several s.
-        let mut state = 12345u64;
-        let mut next = || {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (state >> 40) as f32 / (1u64 << 24) as f32
-        };
+        let mut next = super::super::uniform_stream(12345u64);
         let n = 5;
         let data: Vec<f32> = (0..2000 * n).map(|_| next()).collect();
         for s in [2, 3, 5, 9] {

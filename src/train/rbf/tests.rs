@@ -26,6 +26,14 @@ fn config() -> FitConfig {
     }
 }
 
+/// The fixture's scenario 3 data (features only), |eval| ≤ 20 pawns.
+fn features_only() -> super::rows::RegressionData {
+    let filter = DataFilter {
+        max_eval_pawns: Some(20.0),
+    };
+    load(&fixture(), Scenario::Three, filter, split(), 1).unwrap()
+}
+
 #[test]
 fn the_fixture_loads_by_scenario_and_filter() {
     let all = DataFilter {
@@ -75,10 +83,7 @@ fn search_inputs_beat_features_alone() {
 
 #[test]
 fn a_features_only_net_saves_loads_and_plays() {
-    let filter = DataFilter {
-        max_eval_pawns: Some(20.0),
-    };
-    let data = load(&fixture(), Scenario::Three, filter, split(), 1).unwrap();
+    let data = features_only();
     let out = fit(&data, features::VERSION, &config(), |_| {}).unwrap();
     let dir = crate::train::tests::temp_dir("rbf-play");
     let path = dir.join("tiny.safetensors");
@@ -116,10 +121,7 @@ fn a_net_with_search_inputs_cannot_play() {
 
 #[test]
 fn a_non_symmetric_search_on_the_fixture_saves_and_plays() {
-    let filter = DataFilter {
-        max_eval_pawns: Some(20.0),
-    };
-    let data = load(&fixture(), Scenario::Three, filter, split(), 1).unwrap();
+    let data = features_only();
     let symmetric = fit(&data, features::VERSION, &config(), |_| {}).unwrap();
     let config = FitConfig {
         nonsymmetric_passes: 1,
