@@ -42,7 +42,8 @@ pub struct TooManyCentres {
     pub seen: usize,
 }
 
-/// The squared radius of a grid point's hypersphere: (δ√N)².
+/// The squared radius of a grid point's hypersphere: (δ√N)². The tests' symmetric reference.
+#[cfg(test)]
 pub fn radius2(s: u32, n: usize) -> f32 {
     let delta = 1.0 / (s as f32 - 1.0);
     delta * delta * n as f32
@@ -67,7 +68,10 @@ fn weighted_distance2(a: &[f32], b: &[f32], w: &[f32]) -> f32 {
 }
 
 /// Runs symmetric FM over `data` (row-major, `n` values per vector, scaled to [0, 1]) with
-/// `s` ≥ 2 sets per dimension, stopping with an error past `max_centres`.
+/// `s` ≥ 2 sets per dimension, stopping with an error past `max_centres`. The fit runs
+/// [`select_centres_nonsymmetric`] with equal sets, which is the same; the tests keep this
+/// form for the symmetric rule's worked examples.
+#[cfg(test)]
 pub fn select_centres(
     data: &[f32],
     n: usize,
