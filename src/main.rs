@@ -129,6 +129,9 @@ enum DataCmd {
     /// Rewrite a triplet file with hard negatives: where a net prefers another move to the
     /// one played, `r` becomes that move's child (issue #6, Deep Pink's proposal).
     Harden(cerise::harden::HardenArgs),
+    /// Join triplet files of one kind (same encoding, quiet filter and split) into one, e.g.
+    /// the master and TCEC games' train files, for a trainer that reads a single file.
+    Merge(cerise::data::MergeArgs),
 }
 
 #[derive(Subcommand)]
@@ -286,6 +289,13 @@ fn run(command: Cmd) -> Result<(), String> {
             command: DataCmd::Label(args),
         } => {
             let summary = cerise::data::run_label_cli(&args).map_err(|e| format!("{e:#}"))?;
+            out!("{summary}");
+            Ok(())
+        }
+        Cmd::Data {
+            command: DataCmd::Merge(args),
+        } => {
+            let summary = cerise::data::run_merge_cli(&args).map_err(|e| format!("{e:#}"))?;
             out!("{summary}");
             Ok(())
         }

@@ -34,6 +34,7 @@ pub mod filter;
 pub mod format;
 pub mod games;
 pub mod label;
+pub mod merge;
 pub mod pgn;
 pub mod pipeline;
 pub mod positions;
@@ -48,6 +49,7 @@ pub use date::{Cutoff, PgnDate};
 pub use filter::{GameResult, ResultFilter, SkipReason};
 pub use format::{Split, Triplet, TripletHeader, RECORD_BYTES};
 pub use label::{run_label_cli, LabelArgs, LabelsFile};
+pub use merge::{run_merge_cli, MergeArgs, MergeSummary};
 pub use pipeline::{split_paths, write_triplets, TripletConfig, TripletSummary};
 pub use positions::{
     run_positions_cli, run_positions_info, Ending, LabelledPosition, PositionArgs, PositionReader,
