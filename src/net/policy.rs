@@ -27,9 +27,11 @@ pub struct PolicyArch {
     pub hidden: i64,
 }
 
-/// (name, spec) of the policy presets; `convchess` is the study's nets exactly.
+/// (name, spec) of the policy presets; `convchess` is the study's nets exactly, and
+/// `convchess-768` changes only its input, to the 12 one-hot planes of the side to move.
 pub const POLICY_PRESETS: &[(&str, &str)] = &[
     ("convchess", "in=stm6 convs=3 filters=32 fc=128"),
+    ("convchess-768", "in=onehot12 convs=3 filters=32 fc=128"),
     ("convchess-wide", "in=onehot12 convs=3 filters=64 fc=256"),
 ];
 
