@@ -48,19 +48,18 @@ impl MergeSummary {
 
 impl fmt::Display for MergeSummary {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let parts: Vec<String> = self
+            .parts
+            .iter()
+            .map(|(path, n)| format!("{n} from {}", path.display()))
+            .collect();
         write!(
             f,
-            "{} triplets written to {}:",
+            "{} triplets written to {}: {}",
             self.total(),
-            self.out.display()
-        )?;
-        for (path, n) in &self.parts {
-            write!(f, " {n} from {}", path.display())?;
-            if self.parts.last().is_some_and(|(p, _)| p != path) {
-                write!(f, ",")?;
-            }
-        }
-        Ok(())
+            self.out.display(),
+            parts.join(", ")
+        )
     }
 }
 
@@ -198,6 +197,7 @@ pub fn run_merge_cli(args: &MergeArgs) -> Result<MergeSummary> {
 mod tests {
     use super::*;
     use crate::chess::CompactBoard;
+    use crate::data::tests::{read_all, temp_dir};
     use crate::data::writer::partial_path;
     use crate::data::Split;
     use std::path::Path;
@@ -232,25 +232,9 @@ mod tests {
         }
     }
 
-    fn temp_dir(tag: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("cerise-merge-{tag}-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("temp dir");
-        dir
-    }
-
-    fn read_all(path: &Path) -> Vec<Triplet> {
-        let mut r = TripletReader::open(path).expect("open merged");
-        let mut all = Vec::new();
-        let mut batch = Vec::new();
-        while r.read_batch(7, &mut batch).expect("batch") > 0 {
-            all.extend_from_slice(&batch);
-        }
-        all
-    }
-
     #[test]
     fn concatenates_records_and_keeps_what_holds_for_all() {
-        let dir = temp_dir("ok");
+        let dir = temp_dir("merge-ok");
         let a = write(
             &dir,
             "a.trip",
@@ -265,6 +249,15 @@ mod tests {
             force: false,
         };
         let summary = run_merge_cli(&args).expect("merge");
+        assert_eq!(
+            summary.to_string(),
+            format!(
+                "41 triplets written to {}: 30 from {}, 11 from {}",
+                out.display(),
+                a.display(),
+                b.display()
+            )
+        );
         assert_eq!(summary.parts, vec![(a, 30), (b, 11)]);
         assert_eq!(summary.total(), 41);
         assert_eq!(read_all(&out), (0..41).map(triplet).collect::<Vec<_>>());
@@ -292,7 +285,7 @@ mod tests {
 
     #[test]
     fn refuses_files_of_different_kinds_and_leaves_nothing() {
-        let dir = temp_dir("kinds");
+        let dir = temp_dir("merge-kinds");
         let quiet = write(&dir, "q.trip", quiet_train("a", 0, 0b111), 0..5);
         let all = TripletHeader {
             quiet: false,

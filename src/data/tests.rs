@@ -113,7 +113,7 @@ fn args(input: &Path, out: &Path) -> TripletArgs {
     }
 }
 
-fn read_all(path: &Path) -> Vec<Triplet> {
+pub(super) fn read_all(path: &Path) -> Vec<Triplet> {
     let mut r = TripletReader::open(path).expect("output opens");
     let mut out = Vec::new();
     let mut batch = Vec::new();
