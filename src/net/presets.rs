@@ -50,6 +50,8 @@ pub const PRESETS: &[(&str, &[i64], Form)] = &[
     ("deeppink-as", &[768, 2048, 2048, 2048, 1], Form::Antisym),
     ("mid-as", &[768, 512, 512, 1], Form::Antisym),
     ("small-as", &[768, 256, 32, 1], Form::Antisym),
+    ("wide-as", &[768, 512, 32, 1], Form::Antisym),
+    ("narrow-as", &[768, 128, 32, 1], Form::Antisym),
 ];
 
 impl Arch {
