@@ -6,9 +6,9 @@ use crate::net::{load_bytes, DeviceChoice, NetError, NetFile};
 
 /// The file stem of the embedded net in nets/ (its card is `nets/<NAME>.md`); the suffix is
 /// the content id of its bytes, which a test checks.
-pub const NAME: &str = "cerise-small-as-d95ae74c41f6";
+pub const NAME: &str = "cerise-narrow-as-4d5eebc5ebf8";
 
-pub static BYTES: &[u8] = include_bytes!("../../nets/cerise-small-as-d95ae74c41f6.safetensors");
+pub static BYTES: &[u8] = include_bytes!("../../nets/cerise-narrow-as-4d5eebc5ebf8.safetensors");
 
 /// The embedded net, validated, and the origin to name it by.
 pub fn net() -> Result<(NetFile, String), NetError> {

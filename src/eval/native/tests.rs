@@ -29,9 +29,10 @@ fn shipped(name: &str) -> NetFile {
     crate::net::load(std::path::Path::new(&path)).expect("a shipped net loads")
 }
 
-/// Every shipped net in nets/: both forms, two widths.
+/// Every shipped MLP net in nets/: both forms, three widths.
 fn shipped_nets() -> Vec<(&'static str, NetFile)> {
     [
+        "cerise-narrow-as-4d5eebc5ebf8",
         "cerise-small-as-d95ae74c41f6",
         "cerise-mid-as-c8f40c84a8a6",
         "cerise-small-8ed4031111e2",
