@@ -52,6 +52,7 @@ pub const PRESETS: &[(&str, &[i64], Form)] = &[
     ("small-as", &[768, 256, 32, 1], Form::Antisym),
     ("wide-as", &[768, 512, 32, 1], Form::Antisym),
     ("narrow-as", &[768, 128, 32, 1], Form::Antisym),
+    ("tiny-as", &[768, 64, 32, 1], Form::Antisym),
 ];
 
 impl Arch {
