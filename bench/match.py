@@ -18,6 +18,13 @@ line; --book-plies cuts them short) or a Polyglot .bin book (a random line of --
 weighted book moves per pair, drawn from --seed, so a run can be repeated). Lines are used in
 file order and cycle when the match is longer than the file.
 
+A game ends as cutechess-cli and fastchess end it: checkmate, stalemate, insufficient material,
+a position that has occurred three times, or 100 plies without a capture or pawn move. A draw
+that a player could only claim (a move that would make the third occurrence or the hundredth
+ply) does not end the game: the engine to move may play something else, and often does. No game
+is adjudicated unless asked: --resign, --draw and --max-plies are opt-in, as cutechess-cli's
+-resign, -draw and -maxmoves, and the summary names them (adjudication=off when none is set).
+
 The runner keeps the clocks itself (wall time from sending `go` to receiving `bestmove`), so a
 slow engine loses on time even if it believes otherwise. Illegal moves, time losses and crashes
 lose the game and are counted; a crashed engine is restarted for the next game. With
@@ -37,11 +44,12 @@ The last line of output is machine-readable, for instance:
 
     summary: games=40 W=12 D=20 L=8 score=55.0% elo=+34.9 err=61.2 pentanomial=[1,4,8,5,2]
     llr=0.41 bounds=-2.94,2.94 result=inconclusive illegal=0,0 timeloss=0,1 crash=0,0
+    adjudication=off adjudicated=0
 
 (one line; llr, bounds and result only with --sprt; the pentanomial counts are LL, LD, DD+WL,
 WD, WW from engine 1's view; illegal, timeloss and crash are engine 1's and engine 2's counts;
 err is the 95% margin, from the pentanomial variance, or the per-game one when no pair is
-complete). cutechess-cli and fastchess are not used: this runner has to work wherever
+complete; adjudication names the rules in force, adjudicated counts the games they ended). cutechess-cli and fastchess are not used: this runner has to work wherever
 python-chess does, in CI included.
 """
 
@@ -185,17 +193,117 @@ class GameResult:
     clocks: dict[bool, list[tuple[float, float]]] = field(default_factory=lambda: {chess.WHITE: [], chess.BLACK: []})
     # The side that lost by misbehaving, and how (one of FAULTS); None for a game played out.
     fault: tuple[chess.Color, str] | None = None
+    # Whether an opt-in adjudication rule (not the rules of chess, not a fault) ended it.
+    adjudicated: bool = False
 
 
 def loss_for(color: chess.Color) -> str:
     return "0-1" if color == chess.WHITE else "1-0"
 
 
-def play_game(white: Player, black: Player, opening: str | Opening, tc: TimeControl, max_plies: int = 300,
-              event: str = "Cerise match", round_: str = "1", depth: int | None = None,
-              abort: threading.Event | None = None) -> GameResult:
-    """Plays one game from `opening` (a FEN or an Opening). When `abort` is set the game stops
-    before the next move with result "*"."""
+def game_over(board: chess.Board) -> tuple[str, str] | None:
+    """The result and termination of a game the rules have ended, or None while it goes on.
+
+    As cutechess-cli and fastchess: a draw by repetition or by the fifty-move rule is a position
+    that has occurred a third time, or a 100th ply without a capture or pawn move, not one that
+    the side to move could claim by its next move. python-chess's outcome(claim_draw=True) is
+    the latter, and ended games that the engine to move would have played on."""
+    # Checkmate first, so that a mate given on the 100th ply is a mate; then stalemate,
+    # insufficient material, and the automatic 75-move and fivefold rules (reached only from a
+    # FEN that starts past them).
+    outcome = board.outcome(claim_draw=False)
+    if outcome is not None:
+        return outcome.result(), outcome.termination.name.lower()
+    if board.is_repetition(3):
+        return "1/2-1/2", "threefold_repetition"
+    if board.halfmove_clock >= 100:
+        return "1/2-1/2", "fifty_moves"
+    return None
+
+
+# An engine's mate score, in centipawns, for adjudication: beyond any resign bound.
+MATE_CP = 100_000
+
+
+@dataclass
+class Adjudication:
+    """Opt-in rules that end a game before the rules of chess do, as cutechess-cli's.
+
+    resign (COUNT, SCORE): a side whose own score is SCORE centipawns or more below zero on COUNT
+    of its moves in a row loses. draw (NUMBER, COUNT, SCORE): after NUMBER full moves, a game in
+    which both engines' scores stayed within SCORE of zero for COUNT moves each in a row is
+    drawn. max_plies: a game still going after that many engine plies is drawn. A move without a
+    score (an engine that sends none) breaks every run."""
+
+    resign: tuple[int, int] | None = None
+    draw: tuple[int, int, int] | None = None
+    max_plies: int | None = None
+
+    def off(self) -> bool:
+        return self.resign is None and self.draw is None and self.max_plies is None
+
+    def describe(self) -> str:
+        """The rules in force, as one summary token."""
+        if self.off():
+            return "off"
+        parts = []
+        if self.resign is not None:
+            parts.append("resign({},{})".format(*self.resign))
+        if self.draw is not None:
+            parts.append("draw({},{},{})".format(*self.draw))
+        if self.max_plies is not None:
+            parts.append(f"maxplies({self.max_plies})")
+        return "+".join(parts)
+
+
+class Adjudicator:
+    """The adjudication state of one game, fed the score of each engine move from the mover's view."""
+
+    def __init__(self, rules: Adjudication):
+        self.rules = rules
+        self.resign_run = {chess.WHITE: 0, chess.BLACK: 0}
+        self.draw_run = 0
+
+    def after_move(self, board: chess.Board, mover: chess.Color, score: int | None, plies: int) -> tuple[str, str] | None:
+        """The adjudicated result and termination after `mover`'s move (already on `board`), if any."""
+        rules = self.rules
+        if score is None:
+            self.resign_run[mover] = 0
+            self.draw_run = 0
+        else:
+            self.resign_run[mover] = self.resign_run[mover] + 1 if rules.resign and score <= -rules.resign[1] else 0
+            self.draw_run = self.draw_run + 1 if rules.draw and abs(score) <= rules.draw[2] else 0
+        if rules.resign and self.resign_run[mover] >= rules.resign[0]:
+            return loss_for(mover), f"adjudicated: {chess.COLOR_NAMES[mover]} resigns (score <= -{rules.resign[1]} cp for {rules.resign[0]} moves)"
+        if rules.draw:
+            number, count, bound = rules.draw
+            # Full moves played, as cutechess counts them: plies of the whole game over two.
+            if len(board.move_stack) // 2 >= number and self.draw_run >= 2 * count:
+                return "1/2-1/2", f"adjudicated draw (both scores within {bound} cp for {count} moves)"
+        if rules.max_plies is not None and plies >= rules.max_plies:
+            return "1/2-1/2", f"adjudicated draw after {rules.max_plies} plies (--max-plies)"
+        return None
+
+
+def score_cp(info: dict, mover: chess.Color) -> int | None:
+    """The mover's score of its move in centipawns (a mate as +-MATE_CP), or None if it sent none."""
+    pov = info.get("score")
+    if pov is None:
+        return None
+    return pov.pov(mover).score(mate_score=MATE_CP)
+
+
+def play_game(white: Player, black: Player, opening: str | Opening, tc: TimeControl,
+              adjudication: Adjudication | None = None, event: str = "Cerise match", round_: str = "1",
+              depth: int | None = None, abort: threading.Event | None = None) -> GameResult:
+    """Plays one game from `opening` (a FEN or an Opening) to its end by the rules (game_over),
+    a fault, or an opt-in `adjudication`. When `abort` is set the game stops before the next
+    move with result "*"."""
+    adjudication = adjudication or Adjudication()
+    adjudicator = Adjudicator(adjudication)
+    # Scores are asked of the engines only when a rule reads them.
+    info = chess.engine.INFO_SCORE if adjudication.resign or adjudication.draw else chess.engine.INFO_NONE
+    adjudicated = False
     if isinstance(opening, str):
         opening = Opening(opening)
     board = opening.board()
@@ -219,12 +327,9 @@ def play_game(white: Player, black: Player, opening: str | Opening, tc: TimeCont
         if abort is not None and abort.is_set():
             result, termination = "*", "abandoned by the runner"
             break
-        outcome = board.outcome(claim_draw=True)
-        if outcome is not None:
-            result, termination = outcome.result(), outcome.termination.name.lower()
-            break
-        if plies >= max_plies:
-            result, termination = "1/2-1/2", f"adjudicated draw after {max_plies} plies"
+        ended = game_over(board)
+        if ended is not None:
+            result, termination = ended
             break
         side = board.turn
         p = players[side]
@@ -248,7 +353,7 @@ def play_game(white: Player, black: Player, opening: str | Opening, tc: TimeCont
         t0 = time.monotonic()
         watchdog.start()
         try:
-            played = eng.play(board, limit, game=event + round_)
+            played = eng.play(board, limit, game=event + round_, info=info)
             move = played.move
             error = None
         except chess.engine.EngineTerminatedError as e:
@@ -291,6 +396,11 @@ def play_game(white: Player, black: Player, opening: str | Opening, tc: TimeCont
         board.push(move)
         clock[side] += tc.inc
         plies += 1
+        # The rules first: a move that mates or repeats a third time ends the game as such.
+        if game_over(board) is None:
+            verdict = adjudicator.after_move(board, side, score_cp(played.info, side), plies)
+            if verdict is not None:
+                (result, termination), adjudicated = verdict, True
 
     game = chess.pgn.Game.from_board(board)
     game.headers.update({
@@ -300,7 +410,7 @@ def play_game(white: Player, black: Player, opening: str | Opening, tc: TimeCont
         "TimeControl": "-" if depth is not None else tc.pgn(), "Termination": termination,
     })
     mark_book_moves(game, len(opening.moves))
-    return GameResult(result, termination, game, used, fault)
+    return GameResult(result, termination, game, used, fault, adjudicated)
 
 
 def mark_book_moves(game: chess.pgn.Game, count: int) -> None:
@@ -462,15 +572,24 @@ class Tally:
     penta: list[int] = field(default_factory=lambda: [0] * 5)  # LL, LD, DD+WL, WD, WW
     win_loss_pairs: int = 0  # the WL pairs inside penta[2]
     faults: dict[int, dict[str, int]] = field(default_factory=lambda: {e: dict.fromkeys(FAULTS, 0) for e in (1, 2)})
+    adjudicated: int = 0  # games ended by an opt-in adjudication rule
+    # How the games ended, by kind: the rules' terminations ("checkmate", "threefold_repetition",
+    # ...), "adjudicated", or a fault's kind.
+    endings: dict[str, int] = field(default_factory=dict)
     _first_of_pair: float | None = None
 
     @property
     def games(self) -> int:
         return self.wins + self.draws + self.losses
 
-    def add(self, score: float, fault: tuple[int, str] | None = None) -> bool:
-        """Counts a game engine 1 scored `score` in (1, 0.5 or 0), and the fault (engine number,
-        kind) it ended with; says whether it completed a pair."""
+    def add(self, score: float, fault: tuple[int, str] | None = None, ending: str | None = None,
+            adjudicated: bool = False) -> bool:
+        """Counts a game engine 1 scored `score` in (1, 0.5 or 0), the fault (engine number,
+        kind) it ended with, its kind of ending and whether adjudication ended it; says whether
+        it completed a pair."""
+        self.adjudicated += adjudicated
+        if ending is not None:
+            self.endings[ending] = self.endings.get(ending, 0) + 1
         if score == 1:
             self.wins += 1
         elif score == 0:
@@ -624,7 +743,22 @@ def score_for_engine1(result: str, engine1_white: bool) -> float:
     return 1.0 if (result == "1-0") == engine1_white else 0.0
 
 
-def summary_line(tally: Tally, sprt: Sprt | None, llr: float | None) -> str:
+def ending_of(r: GameResult) -> str:
+    """The kind of a game's ending, for the counts in the report."""
+    if r.fault is not None:
+        return r.fault[1]
+    if r.adjudicated:
+        return "adjudicated"
+    return r.termination if r.termination in ENDINGS else "other"
+
+
+# The rules' own terminations (game_over's names), in the order the report lists them.
+ENDINGS = ("checkmate", "stalemate", "insufficient_material", "threefold_repetition", "fifty_moves",
+           "seventyfive_moves", "fivefold_repetition")
+
+
+def summary_line(tally: Tally, sprt: Sprt | None, llr: float | None,
+                 adjudication: Adjudication | None = None) -> str:
     """The machine-readable last line: space-separated key=value fields."""
     n = tally.games
     e, margin, _ = tally.elo()
@@ -635,6 +769,7 @@ def summary_line(tally: Tally, sprt: Sprt | None, llr: float | None) -> str:
         lower, upper = sprt.bounds()
         fields += [f"llr={llr:.2f}", f"bounds={lower:.2f},{upper:.2f}", f"result={sprt.decision(llr)}"]
     fields += [f"{kind}={tally.faults[1][kind]},{tally.faults[2][kind]}" for kind in FAULTS]
+    fields += [f"adjudication={(adjudication or Adjudication()).describe()}", f"adjudicated={tally.adjudicated}"]
     return "summary: " + " ".join(fields)
 
 
@@ -671,7 +806,16 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                     help=f"plies of each book line: a .pgn line is cut to N, a .bin line is N weighted random book "
                          f"moves (default {DEFAULT_BOOK_PLIES})")
     ap.add_argument("--seed", type=int, default=1, help="seed of the Polyglot book's random lines (default 1)")
-    ap.add_argument("--max-plies", type=int, default=300, help="adjudicate a draw after this many plies")
+    ap.add_argument("--resign", type=int, nargs=2, metavar=("COUNT", "SCORE"),
+                    help="opt-in adjudication, as cutechess-cli's -resign: a side whose own score is SCORE "
+                         "centipawns or more below zero for COUNT of its moves in a row loses (default off)")
+    ap.add_argument("--draw", type=int, nargs=3, metavar=("NUMBER", "COUNT", "SCORE"),
+                    help="opt-in adjudication, as cutechess-cli's -draw: after NUMBER full moves, a game whose "
+                         "two scores stay within SCORE centipawns of zero for COUNT moves each is drawn "
+                         "(default off)")
+    ap.add_argument("--max-plies", type=int,
+                    help="opt-in adjudication: draw a game still going after this many engine plies (default off: "
+                         "the fifty-move rule ends every game)")
     ap.add_argument("--concurrency", type=int, default=1, metavar="N",
                     help="games played at once, each with its own engine processes (default 1)")
     ap.add_argument("--sprt", type=float, nargs=4, metavar=("ELO0", "ELO1", "ALPHA", "BETA"),
@@ -691,6 +835,14 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         ap.error("--concurrency must be at least 1")
     if args.book_plies is not None and args.book_plies < 0:
         ap.error("--book-plies must be at least 0")
+    if args.max_plies is not None and args.max_plies < 1:
+        ap.error("--max-plies must be at least 1")
+    if args.resign and not (args.resign[0] >= 1 and args.resign[1] >= 0):
+        ap.error("--resign COUNT SCORE: want COUNT >= 1 and SCORE >= 0, e.g. --resign 3 1000")
+    if args.draw and not (args.draw[0] >= 0 and args.draw[1] >= 1 and args.draw[2] >= 0):
+        ap.error("--draw NUMBER COUNT SCORE: want NUMBER >= 0, COUNT >= 1 and SCORE >= 0, e.g. --draw 40 8 10")
+    args.adjudication = Adjudication(tuple(args.resign) if args.resign else None,
+                                     tuple(args.draw) if args.draw else None, args.max_plies)
     if args.sprt:
         elo0, elo1, alpha, beta = args.sprt
         if not (elo0 < elo1 and 0 < alpha < 1 and 0 < beta < 1 and alpha + beta < 1):
@@ -729,7 +881,7 @@ def main(argv: list[str] | None = None) -> int:
         p1, p2 = seat = seats.free.get()
         try:
             white, black = (p1, p2) if g % 2 == 0 else (p2, p1)
-            return play_game(white, black, book.for_pair(g // 2), args.tc, args.max_plies,
+            return play_game(white, black, book.for_pair(g // 2), args.tc, args.adjudication,
                              event=f"{name1} vs {name2}", round_=str(g + 1), depth=args.depth, abort=abort)
         finally:
             seats.free.put(seat)
@@ -745,7 +897,7 @@ def main(argv: list[str] | None = None) -> int:
             fault = None
             if r.fault is not None:
                 fault = (1 if (r.fault[0] == chess.WHITE) == engine1_white else 2, r.fault[1])
-            pair_done = tally.add(score_for_engine1(r.result, engine1_white), fault)
+            pair_done = tally.add(score_for_engine1(r.result, engine1_white), fault, ending_of(r), r.adjudicated)
             if args.out:
                 with args.out.open("a") as f:
                     print(r.game, file=f, end="\n\n")
@@ -788,9 +940,13 @@ def print_report(args: argparse.Namespace, tally: Tally, sprt: Sprt | None, llr:
     for number, name in ((1, name1), (2, name2)):
         f = tally.faults[number]
         print(f"{name}: illegal moves {f['illegal']}, time losses {f['timeloss']}, crashes {f['crash']}")
+    order = {kind: i for i, kind in enumerate(ENDINGS + ("adjudicated",) + FAULTS)}
+    endings = sorted(tally.endings.items(), key=lambda kv: order.get(kv[0], len(order)))
+    print("endings: " + (", ".join(f"{kind} {count}" for kind, count in endings) or "none"))
+    print(f"adjudication: {args.adjudication.describe()} ({tally.adjudicated} games adjudicated)")
     if args.out:
         print(f"games written to {args.out}")
-    print(summary_line(tally, sprt, llr), flush=True)
+    print(summary_line(tally, sprt, llr, args.adjudication), flush=True)
 
 
 if __name__ == "__main__":

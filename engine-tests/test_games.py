@@ -39,7 +39,7 @@ def test_game_against_sunfish(cerise_bin, sunfish_cmd, start_engine, request, ev
     index = EVALUATORS.index(evaluator)
     white, black = (cerise, sunfish) if index % 2 == 0 else (sunfish, cerise)
     try:
-        r = match.play_game(white, black, openings[index * 7], TC, max_plies=MAX_PLIES,
+        r = match.play_game(white, black, openings[index * 7], TC, match.Adjudication(max_plies=MAX_PLIES),
                             event=f"engine-tests {evaluator}")
     finally:
         cerise.quit()

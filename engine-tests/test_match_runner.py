@@ -263,7 +263,8 @@ def test_polyglot_book_lines_are_weighted_seeded_and_shared_by_a_pair(capsys, tm
 
 SUMMARY = re.compile(r"summary: games=\d+ W=\d+ D=\d+ L=\d+ score=\d+\.\d% elo=[+-](\d+\.\d|inf) err=(\d+\.\d|inf) "
                      r"pentanomial=\[\d+,\d+,\d+,\d+,\d+\]( llr=-?\d+\.\d\d bounds=-?\d+\.\d\d,-?\d+\.\d\d "
-                     r"result=(H0|H1|inconclusive))? illegal=\d+,\d+ timeloss=\d+,\d+ crash=\d+,\d+")
+                     r"result=(H0|H1|inconclusive))? illegal=\d+,\d+ timeloss=\d+,\d+ crash=\d+,\d+ "
+                     r"adjudication=[a-z0-9(),+]+ adjudicated=\d+")
 
 
 def test_summary_line_format():
@@ -274,6 +275,10 @@ def test_summary_line_format():
     assert SUMMARY.fullmatch(plain), plain
     assert "llr" not in plain and " crash=0,1" in plain and " timeloss=1,0" in plain
     assert "pentanomial=[0,0,0,1,0]" in plain and "games=3 W=1 D=1 L=1 score=50.0%" in plain
+    assert plain.endswith(" adjudication=off adjudicated=0"), plain
+    rules = match.Adjudication(resign=(3, 1000), draw=(40, 8, 10), max_plies=600)
+    assert match.summary_line(tally, None, None, rules).endswith(
+        " adjudication=resign(3,1000)+draw(40,8,10)+maxplies(600) adjudicated=0")
     sprt = match.Sprt(0, 5, 0.05, 0.05)
     with_sprt = match.summary_line(tally, sprt, sprt.llr(tally.penta))
     assert SUMMARY.fullmatch(with_sprt), with_sprt
@@ -337,3 +342,110 @@ def test_a_killed_match_still_reports_its_finished_games(tmp_path):
     assert summary and "games=" in summary[0], out
     games = int(summary[0].split("games=")[1].split()[0])
     assert 2 <= games < 40, out
+
+
+# --- The rules that end a game --------------------------------------------------------------
+# bench/match.py once ended games with python-chess's outcome(claim_draw=True): a draw as soon
+# as the side to move *could* claim one, by a move that would repeat a position a third time or
+# reach the hundredth ply. cutechess-cli and fastchess end a game only when that has happened.
+
+LINE = f"{sys.executable} {Path(__file__).with_name('fake_engine_line.py')}"
+# Knights out and back: the start position occurs after plies 0, 4 and 8.
+KNIGHTS = ["b1c3", "b8c6", "c3b1", "c6b8"] * 2
+
+
+def play_line(moves: list[str], fen: str = chess.STARTING_FEN, score: int | None = None,
+              adjudication: match.Adjudication | None = None) -> match.GameResult:
+    """A game between two engines that both follow `moves` (then play their first legal move)."""
+    args = ",".join(moves) or "-"
+    if score is not None:
+        args += f" {score}"
+    white, black = match.Player(f"{LINE} {args}", {}, name="w"), match.Player(f"{LINE} {args}", {}, name="b")
+    try:
+        return match.play_game(white, black, fen, match.TimeControl(30, 0), adjudication)
+    finally:
+        white.quit()
+        black.quit()
+
+
+def test_a_threefold_that_could_be_claimed_but_is_not_played_goes_on():
+    # After 4. Nb1 Black could repeat the start position a third time with Nb8; it plays e5
+    # instead, and White walks into the fool's mate. The old runner drew the game at ply 7.
+    r = play_line(KNIGHTS[:7] + ["e7e5", "f2f3", "a7a6", "g2g4", "d8h4"])
+    assert (r.result, r.termination) == ("0-1", "checkmate"), r.termination
+    assert len(list(r.game.mainline_moves())) == 12
+
+
+def test_a_real_third_occurrence_ends_the_game():
+    r = play_line(KNIGHTS + ["e2e4"])
+    assert (r.result, r.termination) == ("1/2-1/2", "threefold_repetition")
+    assert [m.uci() for m in r.game.mainline_moves()] == KNIGHTS  # at the third occurrence, not before
+
+
+def test_the_fifty_move_rule_ends_the_game_at_the_hundredth_ply():
+    # The halfmove clock starts at 90; no capture, pawn move or repetition follows, so the game
+    # ends after exactly 10 plies. The old runner drew it after 9, when Black could claim.
+    shuffle = ["a1b1", "h8g8", "b1c1", "g8h8", "c1d1", "h8g8", "d1d2", "g8h8", "d2d3", "h8g8", "d3d4"]
+    r = play_line(shuffle, fen="7k/8/8/8/8/8/8/R3K3 w - - 90 60")
+    assert (r.result, r.termination) == ("1/2-1/2", "fifty_moves")
+    assert len(list(r.game.mainline_moves())) == 10
+
+
+def test_a_mate_on_the_hundredth_ply_is_a_mate():
+    # Ra1-a8 mates on the ply that also brings the halfmove clock to 100.
+    r = play_line(["a1a8"], fen="7k/6pp/8/8/8/8/8/R3K3 w - - 99 60")
+    assert (r.result, r.termination) == ("1-0", "checkmate")
+
+
+def test_game_over_needs_the_position_to_have_occurred():
+    board = chess.Board()
+    for uci in KNIGHTS[:7]:
+        board.push_uci(uci)
+    assert board.can_claim_threefold_repetition() and match.game_over(board) is None
+    board.push_uci("c6b8")
+    assert match.game_over(board) == ("1/2-1/2", "threefold_repetition")
+    assert match.game_over(chess.Board("7k/8/8/8/8/8/8/R3K3 b - - 99 60")) is None
+    assert match.game_over(chess.Board("7k/8/8/8/8/8/8/R3K3 b - - 100 60")) == ("1/2-1/2", "fifty_moves")
+    assert match.game_over(chess.Board("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1")) == ("1/2-1/2", "stalemate")
+    assert match.game_over(chess.Board("7k/8/8/8/8/8/8/4K2N w - - 0 1")) == ("1/2-1/2", "insufficient_material")
+
+
+def test_no_adjudication_unless_asked():
+    # Scores of -2000 from both sides would resign the game at once under --resign; without it
+    # the game is played to the rules' end (here the threefold repetition of the knights).
+    r = play_line(KNIGHTS, score=-2000)
+    assert (r.result, r.termination, r.adjudicated) == ("1/2-1/2", "threefold_repetition", False)
+
+
+def test_resign_adjudication_after_count_moves_of_the_losing_side():
+    rules = match.Adjudication(resign=(3, 1000))
+    r = play_line([], score=-1000, adjudication=rules)  # both sides think they are lost
+    # White's third move is ply 5: White has resigned first.
+    assert r.result == "0-1" and r.adjudicated and "white resigns" in r.termination, r.termination
+    assert len(list(r.game.mainline_moves())) == 5
+    r = play_line(KNIGHTS, score=-999, adjudication=rules)
+    assert (r.termination, r.adjudicated) == ("threefold_repetition", False)  # -999 is within the bound
+
+
+def test_draw_adjudication_after_the_move_number_and_count():
+    r = play_line([], score=5, adjudication=match.Adjudication(draw=(3, 2, 10)))
+    # Both scores small from the first ply, but not before full move 3 (ply 6).
+    assert (r.result, r.adjudicated) == ("1/2-1/2", True) and "adjudicated draw" in r.termination
+    assert len(list(r.game.mainline_moves())) == 6
+
+
+def test_an_engine_without_scores_is_never_adjudicated_by_score():
+    r = play_line(KNIGHTS, adjudication=match.Adjudication(resign=(1, 0), draw=(0, 1, 10000)))
+    assert (r.termination, r.adjudicated) == ("threefold_repetition", False)
+
+
+def test_summary_names_adjudication_and_counts_endings(capsys, tmp_path):
+    lines, summary = run_match(capsys, "--engine1", f"{LINE} -", "--engine2", f"{LINE} -", "--games", "2",
+                               "--tc", "5+0", "--max-plies", "6", "--openings", str(scripted_openings(tmp_path)))
+    assert (summary["adjudication"], summary["adjudicated"]) == ("maxplies(6)", "2")
+    assert "endings: adjudicated 2" in lines
+    lines, summary = run_match(capsys, "--engine1", f"{LINE} {','.join(KNIGHTS)}", "--engine2",
+                               f"{LINE} {','.join(KNIGHTS)}", "--games", "2", "--tc", "5+0",
+                               "--openings", str(scripted_openings(tmp_path)))
+    assert (summary["adjudication"], summary["adjudicated"]) == ("off", "0")
+    assert "endings: threefold_repetition 2" in lines
