@@ -1,19 +1,20 @@
-//! `cerise data triplets`: arguments, input opening (`.pgn` / `.pgn.bz2`), progress on stderr.
+//! `cerise data triplets`: arguments; and what every PGN-reading command shares: opening the
+//! input (`.pgn` / `.pgn.bz2`), checking the outputs, progress on stderr.
 
 use super::filter::ResultFilter;
 use super::pgn::GameFilter;
 use super::pipeline::{
     split_paths, write_triplets, TripletConfig, TripletSummary, DEFAULT_SKIP_PLIES,
 };
+use super::records::progress::{Progress, Unit};
+use super::records::{prepare_outputs, SplitSummary, SummaryExtra};
 use super::split::SplitRatios;
-use anyhow::{bail, Context, Result};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use anyhow::{Context, Result};
 use std::cell::Cell;
 use std::fs::File;
 use std::io::{self, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
-use std::time::Instant;
 
 /// Extract Deep Pink training triplets (p, played child q, random other child r) from PGN.
 #[derive(clap::Args, Clone, Debug, PartialEq, Eq)]
@@ -125,61 +126,63 @@ pub fn open_pgn(path: &Path) -> Result<PgnInput> {
     })
 }
 
-/// A progress bar on stderr over `size` input bytes (hidden with `hidden`, or when stderr is
-/// not a terminal).
-pub fn progress_bar(size: u64, hidden: bool) -> Result<ProgressBar> {
-    let bar = if hidden {
-        ProgressBar::hidden()
-    } else {
-        ProgressBar::with_draw_target(Some(size), ProgressDrawTarget::stderr())
-    };
-    bar.set_style(
-        ProgressStyle::with_template(
-            "{elapsed_precise} [{bar:30}] {binary_bytes}/{binary_total_bytes} eta {eta} {msg}",
-        )
-        .context("progress template")?
-        .progress_chars("=> "),
-    );
-    Ok(bar)
+/// Runs a command that reads PGN games into split record files: refuses to replace any of
+/// `outputs` without `force`, makes the output folder, opens `input`, shows progress on
+/// stderr (`[tag]` lines when stderr is a log) and returns the pipeline's summary (the caller
+/// prints it). `pipeline` gets the games, the source name for the headers, and the callback
+/// to call after every game.
+pub fn run_pgn_command<X: SummaryExtra>(
+    input: &Path,
+    outputs: &[PathBuf],
+    out_prefix: &Path,
+    force: bool,
+    no_progress: bool,
+    tag: &'static str,
+    pipeline: impl FnOnce(
+        Box<dyn Read>,
+        &str,
+        &mut dyn FnMut(&SplitSummary<X>),
+    ) -> Result<SplitSummary<X>>,
+) -> Result<SplitSummary<X>> {
+    prepare_outputs(outputs, out_prefix, force)?;
+    let PgnInput {
+        reader,
+        file_size,
+        consumed,
+    } = open_pgn(input)?;
+    let mut progress = Progress::new(tag, file_size, Unit::Bytes, no_progress)?;
+    let source = input.display().to_string();
+    let summary = pipeline(reader, &source, &mut |s| {
+        // Formatting every game would cost more than parsing it.
+        if s.games_read % 512 != 0 {
+            return;
+        }
+        let message = format!(
+            "{} games ({:.0}/s), {} used, {} skipped, {} {}",
+            s.games_read,
+            s.games_read as f64 / progress.elapsed_s(),
+            s.games_used,
+            s.games_skipped(),
+            s.records(),
+            X::NOUN
+        );
+        progress.update(consumed.get(), message);
+    });
+    progress.finish();
+    summary
 }
 
 /// Runs `cerise data triplets`: prints progress on stderr and returns the summary (the caller
 /// prints it).
 pub fn run_triplets_cli(args: &TripletArgs) -> Result<TripletSummary> {
-    let outputs = split_paths(&args.out);
-    if !args.force {
-        if let Some(existing) = outputs.iter().find(|p| p.exists()) {
-            bail!(
-                "{} already exists; pass --force to replace it or choose another --out",
-                existing.display()
-            );
-        }
-    }
-    if let Some(dir) = args.out.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir)
-            .with_context(|| format!("cannot create output directory {}", dir.display()))?;
-    }
-    let PgnInput {
-        reader: input,
-        file_size: size,
-        consumed,
-    } = open_pgn(&args.input)?;
-    let bar = progress_bar(size, args.no_progress)?;
-    let started = Instant::now();
-    let source = args.input.display().to_string();
-    let summary = write_triplets(input, &source, &args.out, &args.config(), |s| {
-        // Formatting every game would cost more than parsing it.
-        if s.games_read % 512 == 0 {
-            let rate = s.games_read as f64 / started.elapsed().as_secs_f64().max(1e-9);
-            bar.set_position(consumed.get());
-            bar.set_message(format!(
-                "{} games ({rate:.0}/s), {} skipped, {} triplets",
-                s.games_read,
-                s.games_skipped(),
-                s.triplets()
-            ));
-        }
-    });
-    bar.finish_and_clear();
-    summary
+    let config = args.config();
+    run_pgn_command(
+        &args.input,
+        &split_paths(&args.out),
+        &args.out,
+        args.force,
+        args.no_progress,
+        "triplets",
+        |input, source, on_game| write_triplets(input, source, &args.out, &config, on_game),
+    )
 }

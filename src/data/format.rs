@@ -31,21 +31,16 @@
 //! move" should satisfy Deep Pink's inequality as `f(q) < f(r)` (the played move left the
 //! opponent worse off than a random move) and `f(p) = −f(q)`.
 
+use super::records::{formats, ByteReader, ByteWriter, FileHeader, Format, Record};
 use crate::chess::{CompactBoard, ENCODING_NAME};
-use anyhow::{bail, ensure, Context, Result};
+use anyhow::{bail, ensure, Result};
 
-pub const MAGIC: &[u8; 8] = b"CRSTRIP1";
-pub const VERSION: u32 = 1;
+pub const MAGIC: &[u8; 8] = formats::TRIPLETS.magic;
+pub const VERSION: u32 = formats::TRIPLETS.version;
 pub const BOARD_BYTES: usize = 64;
 pub const RECORD_BYTES: usize = 3 * BOARD_BYTES + 1;
-/// Byte offset of the record count, rewritten when a writer finishes.
-pub const COUNT_OFFSET: u64 = 16;
-/// Fixed part of the header, before the two variable-length strings.
-const FIXED_HEADER_BYTES: usize = 52;
 /// Bit of the results byte that marks a quiet-only file.
 const QUIET_BIT: u8 = 0x80;
-/// Largest header accepted; protects the reader from a garbage length field.
-const MAX_HEADER_BYTES: u32 = 1 << 20;
 
 /// One training example: a position, its played child and a random other child.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -175,130 +170,75 @@ impl TripletHeader {
             source: source.to_string(),
         }
     }
+}
 
-    pub fn to_bytes(&self) -> Result<Vec<u8>> {
-        let enc_len =
-            u16::try_from(self.encoding.len()).context("encoding name longer than 65535 bytes")?;
-        let src_len =
-            u32::try_from(self.source.len()).context("source string longer than 4 GiB")?;
-        let total = FIXED_HEADER_BYTES + 2 + self.encoding.len() + 4 + self.source.len();
-        ensure!(
-            total <= MAX_HEADER_BYTES as usize,
-            "header would be {total} bytes; shorten the source path"
-        );
-        let mut out = Vec::with_capacity(total);
-        out.extend_from_slice(MAGIC);
-        out.extend_from_slice(&self.version.to_le_bytes());
-        out.extend_from_slice(&(total as u32).to_le_bytes());
-        out.extend_from_slice(&self.count.to_le_bytes());
-        out.extend_from_slice(&(RECORD_BYTES as u32).to_le_bytes());
-        out.extend_from_slice(&self.seed.to_le_bytes());
-        out.extend_from_slice(&self.skip_plies.to_le_bytes());
-        out.extend_from_slice(&self.min_elo.to_le_bytes());
-        out.push((self.results & 0b111) | if self.quiet { QUIET_BIT } else { 0 });
-        out.push(self.split.map_or(255, Split::code));
+impl Record for Triplet {
+    const BYTES: usize = RECORD_BYTES;
+
+    fn encode(&self, out: &mut [u8]) {
+        let out: &mut [u8; RECORD_BYTES] = out.try_into().expect("a record's bytes");
+        self.to_bytes(out);
+    }
+
+    fn decode(bytes: &[u8], index: u64) -> Result<Self> {
+        Triplet::from_bytes(bytes, index)
+    }
+}
+
+impl FileHeader for TripletHeader {
+    type Record = Triplet;
+    const FORMAT: &'static Format = &formats::TRIPLETS;
+
+    fn count(&self) -> u64 {
+        self.count
+    }
+
+    fn set_count(&mut self, count: u64) {
+        self.count = count;
+    }
+
+    fn write_fields(&self, out: &mut ByteWriter) -> Result<()> {
+        out.u64(self.seed);
+        out.u32(self.skip_plies);
+        out.u32(self.min_elo);
+        out.u8((self.results & 0b111) | if self.quiet { QUIET_BIT } else { 0 });
+        out.u8(self.split.map_or(255, Split::code));
         for w in self.split_weights {
-            out.extend_from_slice(&w.to_le_bytes());
+            out.u16(w);
         }
-        debug_assert_eq!(out.len(), FIXED_HEADER_BYTES);
-        out.extend_from_slice(&enc_len.to_le_bytes());
-        out.extend_from_slice(self.encoding.as_bytes());
-        out.extend_from_slice(&src_len.to_le_bytes());
-        out.extend_from_slice(self.source.as_bytes());
-        debug_assert_eq!(out.len(), total);
-        Ok(out)
+        out.str16(&self.encoding, "encoding name")?;
+        out.str32(&self.source, "source string")
     }
 
-    /// Reads the fixed prefix and returns the total header length it announces, so the caller
-    /// can read the rest. `prefix` must hold at least 16 bytes.
-    pub fn announced_len(prefix: &[u8]) -> Result<u32> {
-        ensure!(
-            prefix.len() >= 16,
-            "file is {} bytes, too short for a triplet header (at least {FIXED_HEADER_BYTES})",
-            prefix.len()
-        );
-        ensure!(
-            &prefix[..8] == MAGIC,
-            "not a triplet file: magic is {:?}, expected \"CRSTRIP1\"",
-            String::from_utf8_lossy(&prefix[..8])
-        );
-        let version = u32_at(prefix, 8);
-        ensure!(
-            version == VERSION,
-            "triplet file version {version} is not supported (this build reads version \
-             {VERSION}); regenerate it with `cerise data triplets`"
-        );
-        let len = u32_at(prefix, 12);
-        ensure!(
-            (FIXED_HEADER_BYTES as u32 + 6..=MAX_HEADER_BYTES).contains(&len),
-            "header length {len} is implausible; the file is corrupt"
-        );
-        Ok(len)
-    }
-
-    /// Parses a complete header (exactly the announced length).
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
-        let len = Self::announced_len(bytes)? as usize;
-        ensure!(
-            bytes.len() == len,
-            "header announces {len} bytes but {} were given",
-            bytes.len()
-        );
-        let record = u32_at(bytes, 24);
-        ensure!(
-            record as usize == RECORD_BYTES,
-            "record size {record} in header, expected {RECORD_BYTES}; the file is corrupt"
-        );
+    fn read_fields(version: u32, count: u64, input: &mut ByteReader) -> Result<Self> {
+        let seed = input.u64("seed")?;
+        let skip_plies = input.u32("skip plies")?;
+        let min_elo = input.u32("minimum Elo")?;
+        let results = input.u8("results")?;
+        let split = Split::from_code(input.u8("split")?)?;
         let mut split_weights = [0u16; 3];
-        for (i, w) in split_weights.iter_mut().enumerate() {
-            *w = u16::from_le_bytes([bytes[46 + 2 * i], bytes[47 + 2 * i]]);
+        for w in &mut split_weights {
+            *w = input.u16("split weights")?;
         }
-        let mut at = FIXED_HEADER_BYTES;
-        let enc_len = u16::from_le_bytes([bytes[at], bytes[at + 1]]) as usize;
-        at += 2;
-        let encoding = string_at(bytes, at, enc_len, "encoding name")?;
-        at += enc_len;
-        ensure!(
-            at + 4 <= len,
-            "header too short for its source length field"
-        );
-        let src_len = u32_at(bytes, at) as usize;
-        at += 4;
-        let source = string_at(bytes, at, src_len, "source")?;
-        at += src_len;
-        ensure!(
-            at == len,
-            "header announces {len} bytes but its fields fill {at}; the file is corrupt"
-        );
         Ok(TripletHeader {
-            version: u32_at(bytes, 8),
-            count: u64::from_le_bytes(bytes[16..24].try_into()?),
-            seed: u64::from_le_bytes(bytes[28..36].try_into()?),
-            skip_plies: u32_at(bytes, 36),
-            min_elo: u32_at(bytes, 40),
-            results: bytes[44] & 0b111,
-            quiet: bytes[44] & QUIET_BIT != 0,
-            split: Split::from_code(bytes[45])?,
+            version,
+            count,
+            seed,
+            skip_plies,
+            min_elo,
+            results: results & 0b111,
+            quiet: results & QUIET_BIT != 0,
+            split,
             split_weights,
-            encoding,
-            source,
+            encoding: input.str16("encoding name")?,
+            source: input.str32("source")?,
         })
     }
 }
 
-pub(crate) fn u32_at(bytes: &[u8], at: usize) -> u32 {
-    u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
-}
-
-pub(crate) fn string_at(bytes: &[u8], at: usize, len: usize, what: &str) -> Result<String> {
-    let slice = bytes
-        .get(at..at + len)
-        .with_context(|| format!("header too short for its {what} ({len} bytes)"))?;
-    String::from_utf8(slice.to_vec()).with_context(|| format!("header {what} is not UTF-8"))
-}
-
 #[cfg(test)]
 mod tests {
+    use super::super::records::header::{announced_len, decode, encode, COUNT_OFFSET};
     use super::*;
 
     fn sample_header() -> TripletHeader {
@@ -317,13 +257,13 @@ mod tests {
     #[test]
     fn header_round_trips() {
         let h = sample_header();
-        let bytes = h.to_bytes().expect("header encodes");
+        let bytes = encode(&h).expect("header encodes");
         assert_eq!(&bytes[..8], MAGIC);
         assert_eq!(
-            TripletHeader::announced_len(&bytes).expect("valid prefix") as usize,
+            announced_len(&formats::TRIPLETS, &bytes).expect("valid prefix") as usize,
             bytes.len()
         );
-        assert_eq!(TripletHeader::from_bytes(&bytes).expect("decodes"), h);
+        assert_eq!(decode::<TripletHeader>(&bytes).expect("decodes"), h);
         // The count sits where the writer patches it.
         let at = COUNT_OFFSET as usize;
         assert_eq!(
@@ -334,20 +274,20 @@ mod tests {
 
     #[test]
     fn header_rejects_wrong_magic_version_and_size() {
-        let good = sample_header().to_bytes().expect("header encodes");
+        let good = encode(&sample_header()).expect("header encodes");
         let mut bad = good.clone();
         bad[0] = b'X';
-        let err = TripletHeader::from_bytes(&bad).unwrap_err().to_string();
+        let err = decode::<TripletHeader>(&bad).unwrap_err().to_string();
         assert!(err.contains("not a triplet file"), "{err}");
         let mut bad = good.clone();
         bad[8] = 2;
-        let err = TripletHeader::from_bytes(&bad).unwrap_err().to_string();
+        let err = decode::<TripletHeader>(&bad).unwrap_err().to_string();
         assert!(err.contains("version 2"), "{err}");
         let mut bad = good.clone();
         bad[24] = 100;
-        let err = TripletHeader::from_bytes(&bad).unwrap_err().to_string();
+        let err = decode::<TripletHeader>(&bad).unwrap_err().to_string();
         assert!(err.contains("record size"), "{err}");
-        assert!(TripletHeader::from_bytes(&good[..10]).is_err());
+        assert!(decode::<TripletHeader>(&good[..10]).is_err());
     }
 
     #[test]

@@ -9,8 +9,8 @@
 //! and names each input with its count in `source`.
 
 use super::format::{Triplet, TripletHeader};
-use super::reader::TripletReader;
-use super::writer::TripletWriter;
+use super::TripletReader;
+use super::TripletWriter;
 use anyhow::{bail, Context, Result};
 use std::fmt;
 use std::path::PathBuf;
@@ -197,8 +197,8 @@ pub fn run_merge_cli(args: &MergeArgs) -> Result<MergeSummary> {
 mod tests {
     use super::*;
     use crate::chess::CompactBoard;
+    use crate::data::records::partial_path;
     use crate::data::tests::{read_all, temp_dir};
-    use crate::data::writer::partial_path;
     use crate::data::Split;
     use std::path::Path;
 

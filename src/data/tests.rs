@@ -185,7 +185,7 @@ fn records_match_an_independent_replay_split_by_game() {
     for (i, path) in split_paths(&a.out).iter().enumerate() {
         let got = read_all(path);
         assert_eq!(got.len(), expected[i].len(), "{}", path.display());
-        assert_eq!(summary.triplets_per_split[i], got.len() as u64);
+        assert_eq!(summary.records_per_split[i], got.len() as u64);
         for (k, (t, (p, q, others, score))) in got.iter().zip(&expected[i]).enumerate() {
             assert_eq!(&t.p, p, "split {i} record {k}: p");
             assert_eq!(
@@ -205,9 +205,9 @@ fn records_match_an_independent_replay_split_by_game() {
         assert_eq!(header.encoding, crate::chess::ENCODING_NAME);
         total += got.len();
     }
-    assert_eq!(summary.triplets(), total as u64);
+    assert_eq!(summary.records(), total as u64);
     assert!(
-        summary.triplets_per_split.iter().all(|&n| n > 0),
+        summary.records_per_split.iter().all(|&n| n > 0),
         "{summary}"
     );
     std::fs::remove_dir_all(&dir).ok();
@@ -277,7 +277,7 @@ fn bz2_input_gives_the_same_records() {
     let plain = run_triplets_cli(&args(Path::new(FIXTURE), &dir.join("plain"))).expect("plain");
     let bz = run_triplets_cli(&args(&compressed, &dir.join("bz"))).expect("bz2");
     assert_eq!(plain.games_read, bz.games_read);
-    assert_eq!(plain.triplets_per_split, bz.triplets_per_split);
+    assert_eq!(plain.records_per_split, bz.records_per_split);
     for (p, b) in split_paths(&dir.join("plain"))
         .iter()
         .zip(&split_paths(&dir.join("bz")))
@@ -366,7 +366,7 @@ fn garbage_input_does_not_abort() {
     assert_eq!(s.skipped.get(&SkipReason::UnknownResult), Some(&1), "{s}");
     assert_eq!(s.skipped.get(&SkipReason::PgnSyntax), Some(&1), "{s}");
     // 1. e4 e5 gives 2 positions, fool's mate 4; each has 2+ legal moves.
-    assert_eq!(s.triplets(), 6, "{s}");
+    assert_eq!(s.records(), 6, "{s}");
     assert_eq!(read_all(&split_paths(&a.out)[0]).len(), 6);
     assert!(read_all(&split_paths(&a.out)[1]).is_empty());
     std::fs::remove_dir_all(&dir).ok();
@@ -385,7 +385,7 @@ fn non_pgn_input_fails_with_a_clear_error() {
     // Nothing is left behind under the final or the partial names.
     for p in split_paths(&dir.join("x")) {
         assert!(
-            !p.exists() && !writer::partial_path(&p).exists(),
+            !p.exists() && !records::partial_path(&p).exists(),
             "{}",
             p.display()
         );

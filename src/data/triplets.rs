@@ -30,11 +30,14 @@ fn is_quiet(m: &shakmaty::Move) -> bool {
 }
 
 /// Why a position gives no triplet.
-enum Skip {
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Skip {
     /// One legal move: no contrast.
     Forced,
     /// Turned away by the `quiet` filter.
     Noisy,
+    /// The move said to be played is not legal in the position (a defect of the source).
+    Illegal,
 }
 
 /// The moves `played` and `r` are drawn from at `pos` (all legal moves, or the quiet ones
@@ -56,6 +59,39 @@ fn candidates(pos: &Chess, played: &shakmaty::Move, quiet: bool) -> Result<MoveL
     Ok(legal)
 }
 
+/// The triplet of `pos` where `played` was played: `r` after a uniformly random other
+/// candidate move, drawn from `rng` (one draw, only when a triplet is made). `result` is
+/// the game's result for `pos`'s side to move.
+pub fn triplet_of(
+    pos: &Chess,
+    played: shakmaty::Move,
+    quiet: bool,
+    rng: &mut SplitMix64,
+    result: i8,
+) -> Result<Triplet, Skip> {
+    let legal = candidates(pos, &played, quiet)?;
+    let played_at = legal
+        .iter()
+        .position(|m| *m == played)
+        .ok_or(Skip::Illegal)?;
+    // Draw from the other len-1 moves by skipping over the played one.
+    let mut k = rng.below(legal.len() - 1);
+    if k >= played_at {
+        k += 1;
+    }
+    let child = |m| -> Chess {
+        let mut c = pos.clone();
+        c.play_unchecked(m);
+        c
+    };
+    Ok(Triplet {
+        p: CompactBoard::from_chess(pos),
+        q: CompactBoard::from_chess(&child(played)),
+        r: CompactBoard::from_chess(&child(legal[k])),
+        result,
+    })
+}
+
 /// Calls `emit` for each triplet of `game`, in move order, drawing random moves from `rng`.
 pub fn game_triplets(
     game: &ParsedGame,
@@ -68,29 +104,14 @@ pub fn game_triplets(
     let mut pos = game.start.clone();
     for (ply, &played) in game.moves.iter().enumerate() {
         if ply as u64 >= u64::from(skip_plies) {
-            match candidates(&pos, &played, quiet) {
+            match triplet_of(&pos, played, quiet, rng, game.result.score_for(pos.turn())) {
                 Err(Skip::Noisy) => counts.noisy += 1,
                 Err(Skip::Forced) => counts.forced += 1,
-                Ok(legal) => {
-                    let played_at = legal.iter().position(|m| *m == played).ok_or_else(|| {
-                        anyhow::anyhow!("internal error: a validated game move is not legal")
-                    })?;
-                    // Draw from the other len-1 moves by skipping over the played one.
-                    let mut k = rng.below(legal.len() - 1);
-                    if k >= played_at {
-                        k += 1;
-                    }
-                    let child = |m| -> Chess {
-                        let mut c = pos.clone();
-                        c.play_unchecked(m);
-                        c
-                    };
-                    emit(Triplet {
-                        p: CompactBoard::from_chess(&pos),
-                        q: CompactBoard::from_chess(&child(played)),
-                        r: CompactBoard::from_chess(&child(legal[k])),
-                        result: game.result.score_for(pos.turn()),
-                    })?;
+                Err(Skip::Illegal) => {
+                    anyhow::bail!("internal error: a validated game move is not legal")
+                }
+                Ok(triplet) => {
+                    emit(triplet)?;
                     counts.triplets += 1;
                 }
             }

@@ -31,7 +31,7 @@ fn fixture_triplets() -> &'static [PathBuf; 3] {
         let summary = write_triplets(pgn.as_slice(), FIXTURE, &prefix, &config, |_| {})
             .expect("fixture converts");
         assert!(
-            summary.triplets_per_split.iter().all(|&n| n > 0),
+            summary.records_per_split.iter().all(|&n| n > 0),
             "{summary}"
         );
         split_paths(&prefix)

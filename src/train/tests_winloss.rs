@@ -33,7 +33,7 @@ fn fixture_positions() -> &'static [PathBuf; 3] {
         };
         let summary = write_positions(pgn.as_slice(), FIXTURE, &prefix, &config, |_| {})
             .expect("fixture converts");
-        assert!(summary.positions_per_split[0] > 0, "{summary}");
+        assert!(summary.records_per_split[0] > 0, "{summary}");
         split_paths(&prefix)
     })
 }

@@ -1,17 +1,12 @@
 //! `cerise data positions`: arguments, output checks, progress on stderr.
 
-use super::super::cli::{open_pgn, progress_bar, PgnInput};
+use super::super::cli::run_pgn_command;
 use super::super::date::Cutoff;
 use super::super::split::SplitRatios;
 use super::ending::Ending;
 use super::pipeline::{split_paths, write_positions, PositionConfig, PositionSummary};
-use anyhow::{bail, Context, Result};
-use std::io::IsTerminal;
+use anyhow::Result;
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
-
-/// Progress lines when stderr is not a terminal (a log file) come this often.
-const LOG_EVERY: Duration = Duration::from_secs(10);
 
 /// Turn PGN games into positions labelled with the game result and the move played, for
 /// win/loss classifiers and move-selection (policy) nets; split train/valid/test by game.
@@ -86,51 +81,14 @@ impl PositionArgs {
 /// Runs `cerise data positions`: shows progress on stderr (a bar on a terminal, a line every
 /// 10 s otherwise) and returns the summary (the caller prints it).
 pub fn run_positions_cli(args: &PositionArgs) -> Result<PositionSummary> {
-    let outputs = split_paths(&args.out);
-    if !args.force {
-        if let Some(existing) = outputs.iter().find(|p| p.exists()) {
-            bail!(
-                "{} already exists; pass --force to replace it or choose another --out",
-                existing.display()
-            );
-        }
-    }
-    if let Some(dir) = args.out.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir)
-            .with_context(|| format!("cannot create output directory {}", dir.display()))?;
-    }
-    let PgnInput {
-        reader: input,
-        file_size: size,
-        consumed,
-    } = open_pgn(&args.input)?;
-    let bar = progress_bar(size, args.no_progress)?;
-    let log_lines = !args.no_progress && !std::io::stderr().is_terminal();
-    let started = Instant::now();
-    let mut last_line = started;
-    let source = args.input.display().to_string();
-    let summary = write_positions(input, &source, &args.out, &args.config(), |s| {
-        // Formatting every game would cost more than parsing it.
-        if s.games_read % 512 != 0 {
-            return;
-        }
-        let elapsed = started.elapsed().as_secs_f64().max(1e-9);
-        let message = format!(
-            "{} games ({:.0}/s), {} used, {} skipped, {} positions",
-            s.games_read,
-            s.games_read as f64 / elapsed,
-            s.games_used,
-            s.games_skipped(),
-            s.positions()
-        );
-        if log_lines && last_line.elapsed() >= LOG_EVERY {
-            last_line = Instant::now();
-            let pct = 100.0 * consumed.get() as f64 / size.max(1) as f64;
-            eprintln!("[positions] {elapsed:.0} s, {pct:.0}% of input: {message}");
-        }
-        bar.set_position(consumed.get());
-        bar.set_message(message);
-    });
-    bar.finish_and_clear();
-    summary
+    let config = args.config();
+    run_pgn_command(
+        &args.input,
+        &split_paths(&args.out),
+        &args.out,
+        args.force,
+        args.no_progress,
+        "positions",
+        |input, source, on_game| write_positions(input, source, &args.out, &config, on_game),
+    )
 }

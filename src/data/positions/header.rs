@@ -28,20 +28,15 @@
 //! stored test weight is then not used.
 
 use super::super::date::Cutoff;
-use super::super::format::{self as trip, string_at, u32_at, ResultMask, Split};
+use super::super::format::{ResultMask, Split};
+use super::super::records::{formats, ByteReader, ByteWriter, FileHeader, Format};
 use super::ending::Ending;
-use super::record::RECORD_BYTES;
+use super::record::LabelledPosition;
 use crate::chess::ENCODING_NAME;
-use anyhow::{ensure, Context, Result};
+use anyhow::{ensure, Result};
 
-pub const MAGIC: &[u8; 8] = b"CRSPOS01";
-pub const VERSION: u32 = 1;
-/// Byte offset of the record count, rewritten when a writer finishes.
-pub const COUNT_OFFSET: u64 = 16;
-/// Fixed part of the header, before the two variable-length strings.
-const FIXED_HEADER_BYTES: usize = 62;
-/// Largest header accepted; protects the reader from a garbage length field.
-const MAX_HEADER_BYTES: u32 = 1 << 20;
+pub const MAGIC: &[u8; 8] = formats::POSITIONS.magic;
+pub const VERSION: u32 = formats::POSITIONS.version;
 
 /// Everything the header records about how a file was made.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -87,139 +82,94 @@ impl PositionHeader {
             source: source.to_string(),
         }
     }
+}
 
-    pub fn to_bytes(&self) -> Result<Vec<u8>> {
-        let enc_len =
-            u16::try_from(self.encoding.len()).context("encoding name longer than 65535 bytes")?;
-        let src_len =
-            u32::try_from(self.source.len()).context("source string longer than 4 GiB")?;
-        let total = FIXED_HEADER_BYTES + 2 + self.encoding.len() + 4 + self.source.len();
-        ensure!(
-            total <= MAX_HEADER_BYTES as usize,
-            "header would be {total} bytes; shorten the source path"
-        );
-        let mut out = Vec::with_capacity(total);
-        out.extend_from_slice(MAGIC);
-        out.extend_from_slice(&self.version.to_le_bytes());
-        out.extend_from_slice(&(total as u32).to_le_bytes());
-        out.extend_from_slice(&self.count.to_le_bytes());
-        out.extend_from_slice(&(RECORD_BYTES as u32).to_le_bytes());
-        out.extend_from_slice(&self.seed.to_le_bytes());
-        out.extend_from_slice(&self.skip_plies.to_le_bytes());
-        out.extend_from_slice(&self.every.to_le_bytes());
-        out.extend_from_slice(&self.min_elo.to_le_bytes());
-        out.extend_from_slice(&self.test_after.map_or(0, |c| c.0).to_le_bytes());
-        out.push(self.results & 0b111);
-        out.push(self.ending.code());
-        out.push(self.split.map_or(255, Split::code));
-        out.push(0);
+impl FileHeader for PositionHeader {
+    type Record = LabelledPosition;
+    const FORMAT: &'static Format = &formats::POSITIONS;
+
+    fn count(&self) -> u64 {
+        self.count
+    }
+
+    fn set_count(&mut self, count: u64) {
+        self.count = count;
+    }
+
+    fn write_fields(&self, out: &mut ByteWriter) -> Result<()> {
+        out.u64(self.seed);
+        out.u32(self.skip_plies);
+        out.u32(self.every);
+        out.u32(self.min_elo);
+        out.u32(self.test_after.map_or(0, |c| c.0));
+        out.u8(self.results & 0b111);
+        out.u8(self.ending.code());
+        out.u8(self.split.map_or(255, Split::code));
+        out.u8(0);
         for w in self.split_weights {
-            out.extend_from_slice(&w.to_le_bytes());
+            out.u16(w);
         }
-        debug_assert_eq!(out.len(), FIXED_HEADER_BYTES);
-        out.extend_from_slice(&enc_len.to_le_bytes());
-        out.extend_from_slice(self.encoding.as_bytes());
-        out.extend_from_slice(&src_len.to_le_bytes());
-        out.extend_from_slice(self.source.as_bytes());
-        debug_assert_eq!(out.len(), total);
-        Ok(out)
+        out.str16(&self.encoding, "encoding name")?;
+        out.str32(&self.source, "source string")
     }
 
-    /// Reads the fixed prefix and returns the total header length it announces, so the caller
-    /// can read the rest. `prefix` must hold at least 16 bytes.
-    pub fn announced_len(prefix: &[u8]) -> Result<u32> {
-        ensure!(
-            prefix.len() >= 16,
-            "file is {} bytes, too short for a positions header (at least {FIXED_HEADER_BYTES})",
-            prefix.len()
-        );
-        let magic = &prefix[..8];
-        ensure!(
-            magic != trip::MAGIC,
-            "this is a triplet file (`cerise data triplets`), not a labelled-positions file; \
-             make one with `cerise data positions`"
-        );
-        ensure!(
-            magic == MAGIC,
-            "not a labelled-positions file: magic is {:?}, expected \"CRSPOS01\"",
-            String::from_utf8_lossy(magic)
-        );
-        let version = u32_at(prefix, 8);
-        ensure!(
-            version == VERSION,
-            "positions file version {version} is not supported (this build reads version \
-             {VERSION}); regenerate it with `cerise data positions`"
-        );
-        let len = u32_at(prefix, 12);
-        ensure!(
-            (FIXED_HEADER_BYTES as u32 + 6..=MAX_HEADER_BYTES).contains(&len),
-            "header length {len} is implausible; the file is corrupt"
-        );
-        Ok(len)
-    }
-
-    /// Parses a complete header (exactly the announced length).
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
-        let len = Self::announced_len(bytes)? as usize;
-        ensure!(
-            bytes.len() == len,
-            "header announces {len} bytes but {} were given",
-            bytes.len()
-        );
-        let record = u32_at(bytes, 24);
-        ensure!(
-            record as usize == RECORD_BYTES,
-            "record size {record} in header, expected {RECORD_BYTES}; the file is corrupt"
-        );
-        let every = u32_at(bytes, 40);
+    fn read_fields(version: u32, count: u64, input: &mut ByteReader) -> Result<Self> {
+        let seed = input.u64("seed")?;
+        let skip_plies = input.u32("skip plies")?;
+        let every = input.u32("every")?;
         ensure!(every >= 1, "header `every` is 0; the file is corrupt");
+        let min_elo = input.u32("minimum Elo")?;
+        let test_after = Cutoff::from_number(input.u32("test-after date")?);
+        let results = input.u8("results")? & 0b111;
+        let ending = Ending::from_code(input.u8("ending")?)?;
+        let split = Split::from_code(input.u8("split")?)?;
+        let reserved = input.u8("reserved byte")?;
         ensure!(
-            bytes[55] == 0,
-            "reserved header byte 55 is {}, not 0; the file is corrupt",
-            bytes[55]
+            reserved == 0,
+            "reserved header byte 55 is {reserved}, not 0; the file is corrupt"
         );
         let mut split_weights = [0u16; 3];
-        for (i, w) in split_weights.iter_mut().enumerate() {
-            *w = u16::from_le_bytes([bytes[56 + 2 * i], bytes[57 + 2 * i]]);
+        for w in &mut split_weights {
+            *w = input.u16("split weights")?;
         }
-        let mut at = FIXED_HEADER_BYTES;
-        let enc_len = u16::from_le_bytes([bytes[at], bytes[at + 1]]) as usize;
-        at += 2;
-        let encoding = string_at(bytes, at, enc_len, "encoding name")?;
-        at += enc_len;
-        ensure!(
-            at + 4 <= len,
-            "header too short for its source length field"
-        );
-        let src_len = u32_at(bytes, at) as usize;
-        at += 4;
-        let source = string_at(bytes, at, src_len, "source")?;
-        at += src_len;
-        ensure!(
-            at == len,
-            "header announces {len} bytes but its fields fill {at}; the file is corrupt"
-        );
         Ok(PositionHeader {
-            version: u32_at(bytes, 8),
-            count: u64::from_le_bytes(bytes[16..24].try_into()?),
-            seed: u64::from_le_bytes(bytes[28..36].try_into()?),
-            skip_plies: u32_at(bytes, 36),
+            version,
+            count,
+            seed,
+            skip_plies,
             every,
-            min_elo: u32_at(bytes, 44),
-            test_after: Cutoff::from_number(u32_at(bytes, 48)),
-            results: bytes[52] & 0b111,
-            ending: Ending::from_code(bytes[53])?,
-            split: Split::from_code(bytes[54])?,
+            min_elo,
+            test_after,
+            results,
+            ending,
+            split,
             split_weights,
-            encoding,
-            source,
+            encoding: input.str16("encoding name")?,
+            source: input.str32("source")?,
         })
+    }
+
+    /// The boards are only meaningful in the encoding they were written in.
+    fn check(&self) -> Result<()> {
+        ensure!(
+            self.encoding == ENCODING_NAME,
+            "boards use the encoding {:?} but this build reads {ENCODING_NAME:?}; regenerate \
+             the file with `cerise data positions`",
+            self.encoding
+        );
+        Ok(())
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::super::format::MAGIC as TRIPLET_MAGIC;
+    use super::super::super::records::header::{announced_len, decode, encode, COUNT_OFFSET};
     use super::*;
+
+    fn u32_at(bytes: &[u8], at: usize) -> u32 {
+        u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap())
+    }
 
     fn sample_header() -> PositionHeader {
         PositionHeader {
@@ -239,17 +189,17 @@ mod tests {
     #[test]
     fn header_round_trips() {
         let h = sample_header();
-        let bytes = h.to_bytes().expect("header encodes");
+        let bytes = encode(&h).expect("header encodes");
         assert_eq!(&bytes[..8], MAGIC);
         assert_eq!(
             bytes.len(),
-            FIXED_HEADER_BYTES + 2 + ENCODING_NAME.len() + 4 + "games/ü.pgn.bz2".len()
+            62 + 2 + ENCODING_NAME.len() + 4 + "games/ü.pgn.bz2".len()
         );
         assert_eq!(
-            PositionHeader::announced_len(&bytes).expect("valid prefix") as usize,
+            announced_len(&formats::POSITIONS, &bytes).expect("valid prefix") as usize,
             bytes.len()
         );
-        assert_eq!(PositionHeader::from_bytes(&bytes).expect("decodes"), h);
+        assert_eq!(decode::<PositionHeader>(&bytes).expect("decodes"), h);
         let at = COUNT_OFFSET as usize;
         assert_eq!(
             u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap()),
@@ -261,13 +211,13 @@ mod tests {
 
     #[test]
     fn header_rejects_foreign_and_corrupt_headers() {
-        let good = sample_header().to_bytes().expect("header encodes");
+        let good = encode(&sample_header()).expect("header encodes");
         let expect_err = |bytes: &[u8], text: &str| {
-            let err = PositionHeader::from_bytes(bytes).unwrap_err().to_string();
+            let err = decode::<PositionHeader>(bytes).unwrap_err().to_string();
             assert!(err.contains(text), "expected '{text}' in: {err}");
         };
         let mut bad = good.clone();
-        bad[..8].copy_from_slice(trip::MAGIC);
+        bad[..8].copy_from_slice(TRIPLET_MAGIC);
         expect_err(&bad, "this is a triplet file");
         let mut bad = good.clone();
         bad[0] = b'X';

@@ -1,7 +1,7 @@
 //! `cerise data positions-info`: a positions file's header and what its records hold. Every
 //! record is read and validated on the way, so this also checks a file end to end.
 
-use super::reader::PositionReader;
+use super::PositionReader;
 use anyhow::Result;
 use std::fmt;
 use std::path::PathBuf;

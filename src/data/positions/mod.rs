@@ -12,18 +12,19 @@ pub mod extract;
 pub mod header;
 pub mod info;
 pub mod pipeline;
-pub mod reader;
 pub mod record;
-pub mod writer;
 
 pub use cli::{run_positions_cli, PositionArgs};
 pub use ending::Ending;
 pub use header::PositionHeader;
 pub use info::{run_positions_info, PositionsInfo, PositionsInfoArgs};
 pub use pipeline::{split_paths, write_positions, PositionConfig, PositionSummary};
-pub use reader::PositionReader;
 pub use record::{LabelledPosition, RECORD_BYTES};
-pub use writer::PositionWriter;
+
+/// Reads `.pos` files.
+pub type PositionReader = super::records::RecordReader<PositionHeader>;
+/// Writes `.pos` files.
+pub type PositionWriter = super::records::RecordWriter<PositionHeader>;
 
 #[cfg(test)]
 mod tests;

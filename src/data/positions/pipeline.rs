@@ -10,21 +10,18 @@ use super::super::filter::{GameResult, SkipReason};
 use super::super::format::Split;
 use super::super::games::for_each_game;
 use super::super::pgn::{GameFilter, ParsedGame};
+use super::super::records::{self, SplitRun, SplitSummary, SummaryExtra};
 use super::super::rng::SplitMix64;
 use super::super::split::SplitRatios;
 use super::ending::Ending;
 use super::extract::{game_positions, PlySelection};
 use super::header::PositionHeader;
 use super::record::LabelledPosition;
-use super::writer::PositionWriter;
 use anyhow::{ensure, Result};
 use shakmaty::{Chess, Color, Position as _};
-use std::collections::BTreeMap;
-use std::fmt;
 use std::io::Read;
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PositionConfig {
@@ -89,90 +86,48 @@ impl PositionConfig {
     }
 }
 
-/// What a run read, skipped and wrote.
+/// What a positions run counts beyond every run's counts.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct PositionSummary {
-    pub games_read: u64,
-    /// Games that gave at least one position.
-    pub games_used: u64,
-    pub skipped: BTreeMap<SkipReason, u64>,
+pub struct PositionRunCounts {
     /// Used games by result: 1-0, 0-1, 1/2-1/2.
     pub results: [u64; 3],
     /// Used games whose moves end in checkmate.
     pub mates: u64,
     /// Used games sent to test by their date (`--test-after`).
     pub dated_test_games: u64,
-    /// Indexed by `Split as usize`: train, valid, test.
-    pub games_per_split: [u64; 3],
-    pub positions_per_split: [u64; 3],
-    pub outputs: Vec<PathBuf>,
     pub test_after: Option<Cutoff>,
-    pub elapsed_s: f64,
 }
 
-impl PositionSummary {
-    pub fn positions(&self) -> u64 {
-        self.positions_per_split.iter().sum()
-    }
+impl SummaryExtra for PositionRunCounts {
+    const NOUN: &'static str = "positions";
 
-    pub fn games_skipped(&self) -> u64 {
-        self.skipped.values().sum()
-    }
-
-    fn skip(&mut self, reason: SkipReason) {
-        *self.skipped.entry(reason).or_default() += 1;
-    }
-}
-
-impl fmt::Display for PositionSummary {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let rate = self.games_read as f64 / self.elapsed_s.max(1e-9);
-        writeln!(
-            f,
-            "games read     {:>10}  ({:.1} s, {:.0} games/s)",
-            self.games_read, self.elapsed_s, rate
-        )?;
+    fn used_note(&self) -> String {
         let [white, black, draws] = self.results;
-        writeln!(
-            f,
-            "games used     {:>10}  ({white} 1-0, {black} 0-1, {draws} draws; {} end in mate)",
-            self.games_used, self.mates
-        )?;
-        writeln!(f, "games skipped  {:>10}", self.games_skipped())?;
-        for (reason, n) in &self.skipped {
-            writeln!(f, "  {:<28}{:>10}", reason.describe(), n)?;
-        }
-        if let Some(cutoff) = self.test_after {
-            writeln!(
-                f,
-                "dated on or after {cutoff} (test) {:>8} games",
-                self.dated_test_games
-            )?;
-        }
-        for split in Split::ALL {
-            let i = split as usize;
-            writeln!(
-                f,
-                "{:<6} {:>10} positions from {:>8} games -> {}",
-                split.name(),
-                self.positions_per_split[i],
-                self.games_per_split[i],
-                self.outputs
-                    .get(i)
-                    .map_or(String::new(), |p| p.display().to_string())
-            )?;
-        }
-        write!(f, "positions total {:>9}", self.positions())
+        format!(
+            "  ({white} 1-0, {black} 0-1, {draws} draws; {} end in mate)",
+            self.mates
+        )
+    }
+
+    fn middle_lines(&self) -> Vec<String> {
+        self.test_after
+            .map(|cutoff| {
+                format!(
+                    "dated on or after {cutoff} (test) {:>8} games",
+                    self.dated_test_games
+                )
+            })
+            .into_iter()
+            .collect()
     }
 }
+
+/// What a run read, skipped and wrote.
+pub type PositionSummary = SplitSummary<PositionRunCounts>;
 
 /// `<prefix>.train.pos`, `<prefix>.valid.pos`, `<prefix>.test.pos`.
 pub fn split_paths(prefix: &Path) -> [PathBuf; 3] {
-    Split::ALL.map(|s| {
-        let mut name = prefix.as_os_str().to_os_string();
-        name.push(format!(".{}.pos", s.name()));
-        PathBuf::from(name)
-    })
+    records::split_paths(prefix, "pos")
 }
 
 /// Why a parsed game gives no records, judged on its final position: a mate the result
@@ -214,17 +169,10 @@ pub fn write_positions<R: Read>(
             "--test-after needs a nonzero train or valid weight in --split"
         );
     }
-    let started = Instant::now();
-    let paths = split_paths(out_prefix);
-    let mut writers = Vec::with_capacity(3);
-    for (split, path) in Split::ALL.iter().zip(&paths) {
-        writers.push(PositionWriter::create(path, config.header(source, *split))?);
-    }
-    let mut summary = PositionSummary {
-        outputs: paths.to_vec(),
-        test_after: config.test_after,
-        ..PositionSummary::default()
-    };
+    let mut run = SplitRun::<_, PositionRunCounts>::create(out_prefix, "pos", |split| {
+        config.header(source, split)
+    })?;
+    run.summary.extra.test_after = config.test_after;
     let mut records: Vec<LabelledPosition> = Vec::with_capacity(256);
     for_each_game(
         input,
@@ -232,11 +180,11 @@ pub fn write_positions<R: Read>(
         config.filter(),
         config.max_games,
         |game_index, outcome| {
-            summary.games_read += 1;
+            run.summary.games_read += 1;
             let game = match outcome {
                 Err(reason) => {
-                    summary.skip(reason);
-                    on_game(&summary);
+                    run.summary.skip(reason);
+                    on_game(&run.summary);
                     return Ok(ControlFlow::Continue(()));
                 }
                 Ok(game) => game,
@@ -254,36 +202,31 @@ pub fn write_positions<R: Read>(
             records.clear();
             let end = game_positions(&game, select, &mut records);
             match ending_check(&game, &end, config.ending) {
-                Err(reason) => summary.skip(reason),
-                Ok(_) if records.is_empty() => summary.skip(SkipReason::NoEligiblePositions),
+                Err(reason) => run.summary.skip(reason),
+                Ok(_) if records.is_empty() => run.summary.skip(SkipReason::NoEligiblePositions),
                 Ok(mate) => {
                     let split = config.assign(game_index, &game);
-                    let writer = &mut writers[split as usize];
+                    let writer = run.writer(split);
                     for r in &records {
                         writer.write(r)?;
                     }
-                    let i = split as usize;
-                    summary.games_used += 1;
-                    summary.games_per_split[i] += 1;
-                    summary.positions_per_split[i] += records.len() as u64;
-                    summary.mates += u64::from(mate);
-                    summary.results[match game.result {
+                    let summary = &mut run.summary;
+                    summary.used(split, records.len() as u64);
+                    let counts = &mut summary.extra;
+                    counts.mates += u64::from(mate);
+                    counts.results[match game.result {
                         GameResult::WhiteWins => 0,
                         GameResult::BlackWins => 1,
                         GameResult::Draw => 2,
                     }] += 1;
                     if config.test_after.is_some() && split == Split::Test {
-                        summary.dated_test_games += 1;
+                        counts.dated_test_games += 1;
                     }
                 }
             }
-            on_game(&summary);
+            on_game(&run.summary);
             Ok(ControlFlow::Continue(()))
         },
     )?;
-    for writer in writers {
-        writer.finish()?;
-    }
-    summary.elapsed_s = started.elapsed().as_secs_f64();
-    Ok(summary)
+    run.finish()
 }

@@ -185,6 +185,19 @@ impl LabelledPosition {
     }
 }
 
+impl crate::data::records::Record for LabelledPosition {
+    const BYTES: usize = RECORD_BYTES;
+
+    fn encode(&self, out: &mut [u8]) {
+        let out: &mut [u8; RECORD_BYTES] = out.try_into().expect("a record's bytes");
+        self.to_bytes(out);
+    }
+
+    fn decode(bytes: &[u8], index: u64) -> Result<Self> {
+        LabelledPosition::from_bytes(bytes, index)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

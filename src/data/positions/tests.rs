@@ -2,8 +2,8 @@
 //! master games dated 1984-1986, two corrupt games, a set-up position and a bad FEN) and on
 //! small inline PGNs. Expected records come from an independent replay of the raw SAN.
 
+use super::super::records::partial_path;
 use super::super::tests::{raw_games, replay, temp_dir, RawGame, FIXTURE};
-use super::super::writer::partial_path;
 use super::super::{SkipReason, Split, TripletHeader, TripletWriter};
 use super::*;
 use crate::chess::CompactBoard;
@@ -133,7 +133,7 @@ fn fixture_records_match_an_independent_replay() {
             for (k, (g, e)) in got.iter().zip(&expected[i]).enumerate() {
                 assert_eq!(g, e, "{ending}: split {i} record {k}");
             }
-            assert_eq!(summary.positions_per_split[i], got.len() as u64);
+            assert_eq!(summary.records_per_split[i], got.len() as u64);
             assert!(!got.is_empty(), "split {i} is empty: {summary}");
             let h = PositionReader::open(path).expect("opens").header().clone();
             assert_eq!(h.split, Some(Split::ALL[i]));
@@ -202,7 +202,7 @@ fn mate_filter_keeps_mates_and_drops_resignations() {
     let dir = temp_dir("pos-mate");
     let (s, recs) = ending_run(&dir, Ending::Mate);
     assert_eq!(s.games_used, 2, "{s}");
-    assert_eq!(s.mates, 2);
+    assert_eq!(s.extra.mates, 2);
     assert_eq!(s.skipped.get(&SkipReason::NotCheckmate), Some(&1), "{s}");
     assert_eq!(s.skipped.get(&SkipReason::ResultContradictsMate), Some(&1));
     assert_eq!(
@@ -238,14 +238,14 @@ fn mate_filter_keeps_mates_and_drops_resignations() {
     assert_eq!((h.ending, h.results), (Ending::Mate, 0b011));
 
     let (s, recs) = ending_run(&dir, Ending::Decisive);
-    assert_eq!((s.games_used, s.mates), (3, 2), "{s}");
+    assert_eq!((s.games_used, s.extra.mates), (3, 2), "{s}");
     assert_eq!(s.skipped.get(&SkipReason::ResultContradictsMate), Some(&1));
     assert_eq!(recs.len(), 7 + 4 + 4);
     assert!(recs.iter().all(|r| r.result != 0));
 
     let (s, recs) = ending_run(&dir, Ending::All);
     assert_eq!(s.games_used, 4, "{s}");
-    assert_eq!(s.results, [1, 2, 1], "1-0, 0-1, draws");
+    assert_eq!(s.extra.results, [1, 2, 1], "1-0, 0-1, draws");
     assert_eq!(s.skipped.get(&SkipReason::ResultContradictsMate), Some(&1));
     assert_eq!(recs.iter().filter(|r| r.result == 0).count(), 2);
     std::fs::remove_dir_all(&dir).ok();
@@ -294,7 +294,11 @@ fn test_after_puts_later_games_in_test_only() {
         .collect();
     assert_eq!(later.len(), 2, "the fixture has two 1986 games");
     let later_plies: usize = later.iter().map(|g| g.sans.len()).sum();
-    assert_eq!((s.games_per_split[2], s.dated_test_games), (2, 2), "{s}");
+    assert_eq!(
+        (s.games_per_split[2], s.extra.dated_test_games),
+        (2, 2),
+        "{s}"
+    );
     let files = split_paths(&a.out).map(|p| read_all(&p));
     assert_eq!(files[2].len(), later_plies);
     // Exactly the 1986 games' records, in order.
@@ -370,11 +374,11 @@ fn every_skip_and_elo_filters_thin_the_data() {
     let low: u64 = lengths.iter().map(|n| n / 3).sum();
     let high: u64 = lengths.iter().map(|n| n.div_ceil(3)).sum();
     assert!(
-        (low..=high).contains(&s.positions()),
+        (low..=high).contains(&s.records()),
         "{low} <= {} <= {high}",
-        s.positions()
+        s.records()
     );
-    assert!(s.positions() * 3 < all.positions());
+    assert!(s.records() * 3 < all.records());
     let h = PositionReader::open(&split_paths(&a.out)[0])
         .expect("opens")
         .header()
@@ -536,7 +540,7 @@ fn info_counts_match_the_records() {
     let info = run_positions_info(&PositionsInfoArgs { file: path.clone() }).expect("info");
     let recs = read_all(&path);
     let c = &info.counts;
-    assert_eq!(c.records, s.positions());
+    assert_eq!(c.records, s.records());
     assert_eq!(
         c.white_to_move,
         recs.iter().filter(|r| r.white_to_move).count() as u64
@@ -625,7 +629,7 @@ fn mate_from_a_set_up_position() {
     a.ending = Ending::Mate;
     a.split = "100,0,0".parse().expect("valid");
     let s = run_positions_cli(&a).expect("runs");
-    assert_eq!((s.games_used, s.mates), (1, 1), "{s}");
+    assert_eq!((s.games_used, s.extra.mates), (1, 1), "{s}");
     let recs = read_all(&split_paths(&a.out)[0]);
     assert_eq!(recs.len(), 1);
     assert_eq!(

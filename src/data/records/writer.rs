@@ -1,18 +1,21 @@
-//! Crash-safe triplet file writer: records go to `<out>.partial`, the header count is patched
+//! Crash-safe record file writer: records go to `<out>.partial`, the header count is patched
 //! at the end and only then is the file renamed to `<out>`. A reader therefore never sees a
-//! half-written file under the final name.
+//! half-written file under the final name, and refuses a `.partial` left by a killed run (its
+//! count is still 0).
 
-use super::format::{Triplet, TripletHeader, COUNT_OFFSET, RECORD_BYTES};
+use super::header::{encode, COUNT_OFFSET};
+use super::{FileHeader, Record};
 use anyhow::{Context, Result};
 use std::fs::File;
 use std::io::{BufWriter, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-pub struct TripletWriter {
+pub struct RecordWriter<H: FileHeader> {
     out: Option<BufWriter<File>>,
     partial: PathBuf,
     path: PathBuf,
-    header: TripletHeader,
+    header: H,
+    buf: Vec<u8>,
 }
 
 /// `<path>.partial`, next to the final file so the rename stays on one filesystem.
@@ -22,50 +25,56 @@ pub fn partial_path(path: &Path) -> PathBuf {
     PathBuf::from(name)
 }
 
-impl TripletWriter {
+impl<H: FileHeader> RecordWriter<H> {
     /// Starts `<path>.partial` with `header` (its count is ignored and rewritten at the end).
-    pub fn create(path: &Path, header: TripletHeader) -> Result<Self> {
+    pub fn create(path: &Path, mut header: H) -> Result<Self> {
         let partial = partial_path(path);
         let file = File::create(&partial)
             .with_context(|| format!("cannot create {}", partial.display()))?;
         let mut out = BufWriter::with_capacity(1 << 20, file);
-        let header = TripletHeader { count: 0, ..header };
-        out.write_all(&header.to_bytes()?)
+        header.set_count(0);
+        out.write_all(&encode(&header)?)
             .with_context(|| format!("cannot write header to {}", partial.display()))?;
-        Ok(TripletWriter {
+        Ok(RecordWriter {
             out: Some(out),
             partial,
             path: path.to_path_buf(),
             header,
+            buf: vec![0; H::Record::BYTES],
         })
     }
 
-    pub fn write(&mut self, t: &Triplet) -> Result<()> {
-        let mut buf = [0u8; RECORD_BYTES];
-        t.to_bytes(&mut buf);
+    pub fn write(&mut self, record: &H::Record) -> Result<()> {
+        record.encode(&mut self.buf);
+        let name = H::FORMAT.name;
         let out = self
             .out
             .as_mut()
-            .context("triplet writer already finished")?;
-        out.write_all(&buf)
+            .with_context(|| format!("{name} writer already finished"))?;
+        out.write_all(&self.buf)
             .with_context(|| format!("cannot write to {} (disk full?)", self.partial.display()))?;
-        self.header.count += 1;
+        let count = self.header.count() + 1;
+        self.header.set_count(count);
         Ok(())
     }
 
     pub fn count(&self) -> u64 {
-        self.header.count
+        self.header.count()
     }
 
     /// Flushes, patches the count, syncs and renames to the final path; returns the count.
     pub fn finish(mut self) -> Result<u64> {
-        let out = self.out.take().context("triplet writer already finished")?;
+        let name = H::FORMAT.name;
+        let out = self
+            .out
+            .take()
+            .with_context(|| format!("{name} writer already finished"))?;
         let mut file = out
             .into_inner()
             .map_err(|e| e.into_error())
             .with_context(|| format!("cannot flush {} (disk full?)", self.partial.display()))?;
         file.seek(SeekFrom::Start(COUNT_OFFSET))?;
-        file.write_all(&self.header.count.to_le_bytes())?;
+        file.write_all(&self.header.count().to_le_bytes())?;
         file.sync_all()
             .with_context(|| format!("cannot sync {}", self.partial.display()))?;
         drop(file);
@@ -76,11 +85,11 @@ impl TripletWriter {
                 self.path.display()
             )
         })?;
-        Ok(self.header.count)
+        Ok(self.header.count())
     }
 }
 
-impl Drop for TripletWriter {
+impl<H: FileHeader> Drop for RecordWriter<H> {
     fn drop(&mut self) {
         // Abandoned on an error path: the partial file is useless, so do not leave it behind.
         if self.out.take().is_some() {
