@@ -31,6 +31,13 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("train", &["chess", "net", "data", "features"]),
     // Runs a net (loaded as `EvalFile` values are) over training data.
     ("harden", &["chess", "net", "eval", "engine", "data"]),
+    // Plays games with the search; records the search signature `bench` declares.
+    (
+        "selfplay",
+        &[
+            "chess", "net", "eval", "search", "engine", "bench", "data", "features",
+        ],
+    ),
 ];
 
 /// Files of `src/` that belong to no layer: the crate root, the binary, this test.

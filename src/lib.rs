@@ -22,7 +22,10 @@
 //! `train` on those and `data`: neither ever depends on search. The binary (`main.rs`) may
 //! use everything. A test (`layers`) scans the sources and fails on an upward import.
 //! `harden` (hard training examples chosen by a net) sits above `eval` and `data` for the
-//! same reason: it runs a net on training data, so `data` itself never does.
+//! same reason: it runs a net on training data, so `data` itself never does. `selfplay`
+//! (`cerise datagen`) plays games with the search and writes them with `data`'s self-play
+//! file: it sits above `engine` and `bench` (whose search signature its files record), while
+//! the file format and the trainer that reads it stay below the search.
 
 pub mod bench;
 pub mod chess;
@@ -35,5 +38,6 @@ pub mod harden;
 mod layers;
 pub mod net;
 pub mod search;
+pub mod selfplay;
 pub mod train;
 pub mod uci;

@@ -112,6 +112,27 @@ enum Cmd {
         #[command(subcommand)]
         command: NetCmd,
     },
+    /// Self-play data: play Cerise against itself at a node budget and record every searched
+    /// position (`--out F`; resumes F), or work on such files (`info`, `triplets`).
+    Datagen(DatagenCli),
+}
+
+#[derive(clap::Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+struct DatagenCli {
+    #[command(subcommand)]
+    command: Option<DatagenCmd>,
+    #[command(flatten)]
+    run: Option<cerise::selfplay::DatagenArgs>,
+}
+
+#[derive(Subcommand)]
+enum DatagenCmd {
+    /// A self-play file's settings, games, results and score histogram; checks every record.
+    Info(cerise::data::selfplay::info::SelfPlayInfoArgs),
+    /// Self-play positions to Deep Pink triplets (q after the best move, r after a random
+    /// other move), split by game.
+    Triplets(cerise::data::selfplay::triplets::SelfPlayTripletArgs),
 }
 
 #[derive(Subcommand)]
@@ -206,6 +227,22 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// `cerise datagen --out F`: Ctrl-C or SIGTERM stops it after the games in order so far are
+/// committed (a harder kill loses nothing either: the same command resumes).
+fn datagen(args: &cerise::selfplay::DatagenArgs) -> Result<(), String> {
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let flag = stop.clone();
+    if let Err(e) = ctrlc::set_handler(move || {
+        eprintln!("[datagen] stopping: committing the games in order so far");
+        flag.store(true, std::sync::atomic::Ordering::Relaxed);
+    }) {
+        eprintln!("[datagen] cannot catch Ctrl-C ({e}); a kill still loses no whole game");
+    }
+    let summary = cerise::selfplay::run_datagen(args, stop).map_err(|e| format!("{e:#}"))?;
+    out!("{summary}");
+    Ok(())
 }
 
 fn run(command: Cmd) -> Result<(), String> {
@@ -317,6 +354,36 @@ fn run(command: Cmd) -> Result<(), String> {
             );
             Ok(())
         }
+        Cmd::Datagen(DatagenCli {
+            command: Some(DatagenCmd::Info(args)),
+            ..
+        }) => {
+            let info = cerise::data::selfplay::info::run_selfplay_info(&args)
+                .map_err(|e| format!("{e:#}"))?;
+            out!("{info}");
+            Ok(())
+        }
+        Cmd::Datagen(DatagenCli {
+            command: Some(DatagenCmd::Triplets(args)),
+            ..
+        }) => {
+            let summary = cerise::data::selfplay::triplets::run_selfplay_triplets(&args)
+                .map_err(|e| format!("{e:#}"))?;
+            out!("{summary}");
+            Ok(())
+        }
+        Cmd::Datagen(DatagenCli {
+            command: None,
+            run: Some(args),
+        }) => datagen(&args),
+        Cmd::Datagen(DatagenCli {
+            command: None,
+            run: None,
+        }) => Err(
+            "datagen needs --out FILE (or a subcommand: info, triplets); see \
+                   `cerise datagen --help`"
+                .to_string(),
+        ),
         Cmd::Evalpolicy(args) => {
             let report = cerise::train::evalpolicy::run_evalpolicy_cli(&args)
                 .map_err(|e| format!("{e:#}"))?;

@@ -38,11 +38,11 @@ pub mod merge;
 pub mod pgn;
 pub mod pipeline;
 pub mod positions;
-pub mod reader;
+pub mod records;
 pub mod rng;
+pub mod selfplay;
 pub mod split;
 pub mod triplets;
-pub mod writer;
 
 pub use cli::{run_triplets_cli, TripletArgs};
 pub use date::{Cutoff, PgnDate};
@@ -55,9 +55,14 @@ pub use positions::{
     run_positions_cli, run_positions_info, Ending, LabelledPosition, PositionArgs, PositionReader,
     PositionsInfoArgs,
 };
-pub use reader::TripletReader;
 pub use split::SplitRatios;
-pub use writer::TripletWriter;
 
+/// Reads `.trip` files.
+pub type TripletReader = records::RecordReader<TripletHeader>;
+/// Writes `.trip` files.
+pub type TripletWriter = records::RecordWriter<TripletHeader>;
+
+#[cfg(test)]
+mod golden;
 #[cfg(test)]
 mod tests;

@@ -1,0 +1,182 @@
+//! The self-play file's header: how the games were made. Its fields after the common prefix
+//! ([`crate::data::records`]), integers little-endian:
+//!
+//! | size | field                                                                        |
+//! |------|------------------------------------------------------------------------------|
+//! | 8    | seed (u64): game `g` is played from the seed stream (seed, g)                |
+//! | 4    | nodes (u32): the node budget of every search                                 |
+//! | 4    | random plies (u32) played from the start position or the book line           |
+//! | 4    | opening bound (u32, cp): starts searched beyond it are skipped               |
+//! | 4    | win bound (u32, cp), then 4: win plies (u32): a game whose score stays at or |
+//! |      | beyond the bound (for the same side) for that many plies is adjudicated won  |
+//! | 4    | draw bound (u32, cp), 4: draw plies, 4: draw after (ply): a long run of      |
+//! |      | scores within the bound, after that ply, is adjudicated drawn (0 plies = off)|
+//! | 4    | hash (u32, MiB) of each game's transposition table                           |
+//! | 4    | max plies (u32): a game still going after them is drawn                      |
+//! | 2+N  | net: the evaluator's name (with its content id)                              |
+//! | 2+N  | search: the search's bench signature, which names the search's behaviour     |
+//! | 2+N  | book: the opening book's path, empty for none                                |
+//! | 4+N  | engine: the version that started the file (not compared on resume)           |
+//!
+//! Every field but the count and the engine is a setting: a run resumes a file only with the
+//! same settings, so all its games were made alike.
+
+use super::super::records::{formats, ByteReader, ByteWriter, FileHeader, Format};
+use super::record::SelfPlayRecord;
+use anyhow::{ensure, Result};
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SelfPlayHeader {
+    pub version: u32,
+    pub count: u64,
+    pub seed: u64,
+    pub nodes: u32,
+    pub random_plies: u32,
+    pub opening_bound: u32,
+    pub win_bound: u32,
+    pub win_plies: u32,
+    pub draw_bound: u32,
+    pub draw_plies: u32,
+    pub draw_after: u32,
+    pub hash_mib: u32,
+    pub max_plies: u32,
+    pub net: String,
+    pub search: String,
+    pub book: String,
+    pub engine: String,
+}
+
+impl FileHeader for SelfPlayHeader {
+    type Record = SelfPlayRecord;
+    const FORMAT: &'static Format = &formats::SELFPLAY;
+
+    fn count(&self) -> u64 {
+        self.count
+    }
+
+    fn set_count(&mut self, count: u64) {
+        self.count = count;
+    }
+
+    fn write_fields(&self, out: &mut ByteWriter) -> Result<()> {
+        out.u64(self.seed);
+        for v in [
+            self.nodes,
+            self.random_plies,
+            self.opening_bound,
+            self.win_bound,
+            self.win_plies,
+            self.draw_bound,
+            self.draw_plies,
+            self.draw_after,
+            self.hash_mib,
+            self.max_plies,
+        ] {
+            out.u32(v);
+        }
+        out.str16(&self.net, "net name")?;
+        out.str16(&self.search, "search signature")?;
+        out.str16(&self.book, "book path")?;
+        out.str32(&self.engine, "engine version")
+    }
+
+    fn read_fields(version: u32, count: u64, input: &mut ByteReader) -> Result<Self> {
+        let seed = input.u64("seed")?;
+        let mut v = [0u32; 10];
+        for (value, name) in v.iter_mut().zip([
+            "nodes",
+            "random plies",
+            "opening bound",
+            "win bound",
+            "win plies",
+            "draw bound",
+            "draw plies",
+            "draw after",
+            "hash",
+            "max plies",
+        ]) {
+            *value = input.u32(name)?;
+        }
+        ensure!(v[0] > 0, "header node budget is 0; the file is corrupt");
+        Ok(SelfPlayHeader {
+            version,
+            count,
+            seed,
+            nodes: v[0],
+            random_plies: v[1],
+            opening_bound: v[2],
+            win_bound: v[3],
+            win_plies: v[4],
+            draw_bound: v[5],
+            draw_plies: v[6],
+            draw_after: v[7],
+            hash_mib: v[8],
+            max_plies: v[9],
+            net: input.str16("net name")?,
+            search: input.str16("search signature")?,
+            book: input.str16("book path")?,
+            engine: input.str32("engine version")?,
+        })
+    }
+
+    fn settings(&self) -> Vec<(&'static str, String)> {
+        vec![
+            ("seed", self.seed.to_string()),
+            ("nodes", self.nodes.to_string()),
+            ("random plies", self.random_plies.to_string()),
+            ("opening bound", self.opening_bound.to_string()),
+            ("win bound", self.win_bound.to_string()),
+            ("win plies", self.win_plies.to_string()),
+            ("draw bound", self.draw_bound.to_string()),
+            ("draw plies", self.draw_plies.to_string()),
+            ("draw after", self.draw_after.to_string()),
+            ("hash", self.hash_mib.to_string()),
+            ("max plies", self.max_plies.to_string()),
+            ("net", format!("'{}'", self.net)),
+            ("search signature", self.search.clone()),
+            ("book", format!("'{}'", self.book)),
+        ]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::super::records::header::{decode, encode};
+    use super::*;
+
+    pub(crate) fn sample() -> SelfPlayHeader {
+        SelfPlayHeader {
+            version: 1,
+            count: 0,
+            seed: 42,
+            nodes: 5000,
+            random_plies: 8,
+            opening_bound: 300,
+            win_bound: 1000,
+            win_plies: 8,
+            draw_bound: 10,
+            draw_plies: 16,
+            draw_after: 80,
+            hash_mib: 8,
+            max_plies: 400,
+            net: "cerise-narrow-as-4d5eebc5ebf8".into(),
+            search: "1164211".into(),
+            book: String::new(),
+            engine: "cerise 0.1.0".into(),
+        }
+    }
+
+    #[test]
+    fn header_round_trips_and_names_its_settings() {
+        let h = sample();
+        let bytes = encode(&h).unwrap();
+        assert_eq!(&bytes[..8], b"CRSSELF1");
+        assert_eq!(decode::<SelfPlayHeader>(&bytes).unwrap(), h);
+        let names: Vec<_> = h.settings().into_iter().map(|(n, _)| n).collect();
+        assert!(names.contains(&"nodes") && names.contains(&"net") && !names.contains(&"engine"));
+        let mut bad = bytes.clone();
+        bad[36..40].copy_from_slice(&0u32.to_le_bytes());
+        let err = decode::<SelfPlayHeader>(&bad).unwrap_err().to_string();
+        assert!(err.contains("node budget is 0"), "{err}");
+    }
+}

@@ -1,0 +1,198 @@
+//! `cerise datagen` end to end on small budgets: the same command gives the same bytes, with
+//! one thread or two, in one run or resumed after a kill; other settings are refused.
+
+use super::run::{run_datagen, DatagenArgs};
+use crate::data::records::partial_path;
+use crate::data::selfplay::{Outcome, SelfPlayReader};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+fn temp_dir(tag: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("cerise-datagen-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn args(out: &Path, games: u32, threads: usize) -> DatagenArgs {
+    DatagenArgs {
+        out: out.to_path_buf(),
+        nodes: 300,
+        threads: Some(threads),
+        games,
+        seed: 11,
+        random_plies: 8,
+        book: None,
+        opening_bound: 400,
+        win_bound: 600,
+        win_plies: 6,
+        draw_bound: 10,
+        draw_plies: 12,
+        draw_after: 40,
+        max_plies: 160,
+        hash: 1,
+        eval: "<embedded>".into(),
+        quiet: true,
+    }
+}
+
+fn run(a: &DatagenArgs) -> super::DatagenSummary {
+    run_datagen(a, Arc::new(AtomicBool::new(false))).expect("datagen runs")
+}
+
+#[test]
+fn a_seeded_run_is_the_same_bytes_again_and_with_two_threads() {
+    let dir = temp_dir("same");
+    let (a, b, c) = (dir.join("a.self"), dir.join("b.self"), dir.join("c.self"));
+    let summary = run(&args(&a, 6, 1));
+    run(&args(&b, 6, 1));
+    run(&args(&c, 6, 2));
+    let bytes = std::fs::read(&a).unwrap();
+    assert_eq!(bytes, std::fs::read(&b).unwrap(), "one thread, twice");
+    assert_eq!(bytes, std::fs::read(&c).unwrap(), "two threads");
+    assert_eq!(summary.games, 6);
+    assert_eq!(summary.next_game, 6);
+    assert!(summary.positions > 0 && summary.positions == summary.file_positions);
+    // Every record reads back, games in order, each with one result and rising plies.
+    let mut reader = SelfPlayReader::open(&a).unwrap();
+    assert_eq!(reader.len(), summary.positions);
+    let mut records = Vec::new();
+    reader.read_batch(1 << 20, &mut records).unwrap();
+    for pair in records.windows(2) {
+        let (x, y) = (&pair[0], &pair[1]);
+        assert!(
+            y.game > x.game || (y.game == x.game && y.ply == x.ply + 1 && y.result == x.result)
+        );
+    }
+    for r in &records {
+        let (pos, _) = r.position_and_move().expect("legal position and move");
+        assert!(r.ply >= 8, "the random plies are not recorded");
+        let _ = pos;
+    }
+    assert!(!partial_path(&a).exists());
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_killed_run_resumes_without_losing_or_repeating_a_game() {
+    let dir = temp_dir("resume");
+    let (whole, parts) = (dir.join("whole.self"), dir.join("parts.self"));
+    run(&args(&whole, 8, 1));
+    // Three games, then a commit cut short by a kill (its records written, not its count),
+    // then the same command with the full target.
+    run(&args(&parts, 3, 2));
+    let mut bytes = std::fs::read(&parts).unwrap();
+    bytes.extend_from_slice(&[7u8; 100]);
+    std::fs::write(&parts, &bytes).unwrap();
+    let resumed = run(&args(&parts, 8, 2));
+    assert_eq!(resumed.resumed_from.map(|(_, cut)| cut), Some(100));
+    assert_eq!(resumed.games, 5, "games 3..8 only");
+    assert_eq!(
+        std::fs::read(&whole).unwrap(),
+        std::fs::read(&parts).unwrap()
+    );
+    // A finished file is left as it is (a trailing skipped start, which wrote nothing, is
+    // only looked at again).
+    let before = std::fs::read(&parts).unwrap();
+    let again = run(&args(&parts, 8, 1));
+    assert_eq!((again.positions, again.games - again.skipped), (0, 0));
+    assert_eq!(std::fs::read(&parts).unwrap(), before);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_file_made_with_other_settings_is_refused_by_name() {
+    let dir = temp_dir("settings");
+    let path = dir.join("a.self");
+    run(&args(&path, 1, 1));
+    let mut other = args(&path, 2, 1);
+    other.nodes = 400;
+    let err = match run_datagen(&other, Arc::new(AtomicBool::new(false))) {
+        Ok(_) => panic!("resumed with another node budget"),
+        Err(e) => format!("{e:#}"),
+    };
+    assert!(
+        err.contains("nodes is 300 in the file, 400 in this run"),
+        "{err}"
+    );
+    let mut other = args(&path, 2, 1);
+    other.eval = "<material>".into();
+    let err = match run_datagen(&other, Arc::new(AtomicBool::new(false))) {
+        Ok(_) => panic!("resumed with another evaluator"),
+        Err(e) => format!("{e:#}"),
+    };
+    assert!(err.contains("net is"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn adjudication_ends_games_and_labels_them() {
+    let dir = temp_dir("adjudicate");
+    let path = dir.join("a.self");
+    let summary = run(&args(&path, 6, 2));
+    let adjudicated: u64 = summary
+        .ends
+        .iter()
+        .filter(|(end, _)| end.name().starts_with("adjudicated"))
+        .map(|(_, n)| n)
+        .sum();
+    assert!(adjudicated > 0, "{summary}");
+    // A won game's positions carry the winner; its last searched score favours it.
+    let mut reader = SelfPlayReader::open(&path).unwrap();
+    let mut records = Vec::new();
+    reader.read_batch(1 << 20, &mut records).unwrap();
+    let decisive = records.iter().filter(|r| r.result != Outcome::Draw).count();
+    assert_eq!(
+        summary.results[0] + summary.results[2] > 0,
+        decisive > 0,
+        "{summary}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn datagen_then_value_and_mixed_training_end_to_end() {
+    use crate::train::{train, ObjectiveKind, OptimKind, TrainConfig};
+    let dir = temp_dir("train");
+    let data = dir.join("games.self");
+    let mut a = args(&data, 10, 2);
+    a.nodes = 200;
+    run(&a);
+    for objective in [ObjectiveKind::Value, ObjectiveKind::Mixed] {
+        let out = dir.join(format!("{objective:?}"));
+        let config = TrainConfig {
+            objective,
+            preset: "narrow-as".into(),
+            train: data.clone(),
+            valid: data.clone(),
+            optimiser: OptimKind::Adam,
+            lr0: 0.001,
+            tau: 0.0,
+            batch: 64,
+            steps: 12,
+            eval_every: 6,
+            checkpoint_every: 6,
+            valid_batches: 2,
+            torch_threads: 1,
+            device: "cpu".into(),
+            out_dir: out.clone(),
+            skip_plies: 8,
+            valid_permille: 300,
+            ..TrainConfig::default()
+        };
+        let stop = AtomicBool::new(false);
+        let outcome = train(&config, false, &stop, &mut |_| {}).expect("trains");
+        assert_eq!(outcome.step, 12);
+        let row = outcome.last_row.expect("validated");
+        assert!(
+            row.valid_loss.is_finite() && row.valid_loss > 0.0,
+            "{row:?}"
+        );
+        assert!((0.0..=1.0).contains(&row.valid_accuracy), "{row:?}");
+        assert!(row.valid_mean_abs_pq > 0.0, "the error in cp is measured");
+        // The net is one the engine loads.
+        crate::net::load(&outcome.net).expect("the trained net loads");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
