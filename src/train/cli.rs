@@ -69,8 +69,10 @@ fn parse_objective(text: &str) -> Result<super::ObjectiveKind, String> {
         "triplet" => Ok(super::ObjectiveKind::Triplet),
         "winloss" => Ok(super::ObjectiveKind::Winloss),
         "policy" => Ok(super::ObjectiveKind::Policy),
+        "value" => Ok(super::ObjectiveKind::Value),
+        "mixed" => Ok(super::ObjectiveKind::Mixed),
         other => Err(format!(
-            "unknown objective `{other}`; use triplet, winloss or policy"
+            "unknown objective `{other}`; use triplet, winloss, policy, value or mixed"
         )),
     }
 }

@@ -53,6 +53,19 @@ pub struct TrainConfig {
     /// Stored in the net file: centipawns per unit of f (triplet objective only; a win/loss
     /// net always stores the logistic scale 400 / ln 10 per logit).
     pub cp_per_unit: f32,
+    /// Value and mixed objectives: more self-play files to train on, beside `train`.
+    pub train_more: Vec<PathBuf>,
+    /// Value target: weight of the game's result against the search's score.
+    pub lambda: f64,
+    /// Value: centipawns of one logistic unit (K in σ(score/K)).
+    pub value_scale: f64,
+    /// Mixed: weight of the triplet loss beside the value loss.
+    pub triplet_weight: f64,
+    /// Self-play: plies at the start of every game left out.
+    pub skip_plies: u32,
+    /// Self-play: per mille of games held out for validation (the same games of a file in
+    /// every run: `valid` usually names the same file as `train`).
+    pub valid_permille: u32,
 }
 
 impl Default for TrainConfig {
@@ -79,6 +92,12 @@ impl Default for TrainConfig {
             device: "auto".to_string(),
             out_dir: PathBuf::from("runs/small"),
             cp_per_unit: crate::net::file::DEFAULT_CP_PER_UNIT,
+            train_more: Vec::new(),
+            lambda: 0.5,
+            value_scale: 400.0,
+            triplet_weight: 0.1,
+            skip_plies: 16,
+            valid_permille: 50,
         }
     }
 }
@@ -107,7 +126,7 @@ impl TrainConfig {
         use super::ObjectiveKind as O;
         use crate::net::ModelArch;
         let (fits, wants) = match self.objective {
-            O::Triplet => (
+            O::Triplet | O::Value | O::Mixed => (
                 matches!(arch, ModelArch::Mlp(_)),
                 "an MLP preset (small, …)",
             ),
@@ -134,7 +153,21 @@ impl TrainConfig {
         self.device
             .parse::<crate::net::DeviceChoice>()
             .map_err(anyhow::Error::from)?;
-        let checks: [(bool, &str); 8] = [
+        let checks: [(bool, &str); 11] = [
+            (
+                (0.0..=1.0).contains(&self.lambda),
+                "lambda must be in [0, 1]",
+            ),
+            (
+                self.value_scale.is_finite() && self.value_scale > 0.0,
+                "value_scale must be positive",
+            ),
+            (
+                self.triplet_weight.is_finite()
+                    && self.triplet_weight >= 0.0
+                    && self.valid_permille < 1000,
+                "triplet_weight must be ≥ 0 and valid_permille below 1000",
+            ),
             (self.batch > 0, "batch must be at least 1"),
             (self.eval_every > 0, "eval_every must be at least 1"),
             (

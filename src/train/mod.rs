@@ -21,6 +21,8 @@ pub mod policy;
 pub mod rbf;
 pub mod regress;
 pub mod run;
+pub mod selfplay;
+pub mod value;
 pub mod winloss;
 
 pub use cli::{run_train_cli, TrainArgs};

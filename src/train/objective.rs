@@ -23,6 +23,11 @@ pub enum ObjectiveKind {
     /// ConvChess's from- and to-square cross-entropies on the moves of labelled positions;
     /// policy presets.
     Policy,
+    /// The search's score and the game's result on self-play positions (`cerise datagen`);
+    /// MLP presets.
+    Value,
+    /// The value objective plus Deep Pink's triplets from the same self-play positions.
+    Mixed,
 }
 
 /// One validation pass.

@@ -70,6 +70,10 @@ pub fn train(
             let objective = super::policy::PolicyObjective::for_preset(&config.preset)?;
             run(&objective, config, resume, stop, log)
         }
+        ObjectiveKind::Value | ObjectiveKind::Mixed => {
+            let objective = super::value::ValueObjective::for_config(config);
+            run(&objective, config, resume, stop, log)
+        }
     }
 }
 
@@ -84,8 +88,11 @@ fn run<O: Objective>(
     let out = &config.out_dir;
     let mut meta = NetMeta::for_preset(&config.preset)?;
     // A win/loss net's scale is the logistic one its preset sets (net::file); the
-    // triplet objective fixes no scale, so the config chooses it.
-    if config.objective == ObjectiveKind::Triplet {
+    // triplet and value objectives fix no scale, so the config chooses it.
+    if matches!(
+        config.objective,
+        ObjectiveKind::Triplet | ObjectiveKind::Value | ObjectiveKind::Mixed
+    ) {
         meta.cp_per_unit = config.cp_per_unit;
     }
     meta.description = Some(objective.describe(config));
@@ -190,6 +197,9 @@ fn run<O: Objective>(
                 ObjectiveKind::Triplet => format!(" |f(p)+f(q)| {:.4}", row.valid_mean_abs_pq),
                 ObjectiveKind::Winloss => String::new(),
                 ObjectiveKind::Policy => format!(" moves {:.4}", row.valid_mean_abs_pq),
+                ObjectiveKind::Value | ObjectiveKind::Mixed => {
+                    format!(" |score-search| {:.1} cp", row.valid_mean_abs_pq)
+                }
             };
             log(&format!(
                 "step {step}/{} lr {lr:.4} train {:.4} valid {:.4} acc {:.4}{extra} \
@@ -281,6 +291,18 @@ impl std::fmt::Display for TrainOutcome {
                      positions",
                     r.valid_loss,
                     100.0 * r.valid_accuracy
+                )?,
+                ObjectiveKind::Value | ObjectiveKind::Mixed => writeln!(
+                    f,
+                    "last valid loss {:.4}, {} {:.4}, mean |score - search score| {:.1} cp",
+                    r.valid_loss,
+                    if self.objective == ObjectiveKind::Mixed {
+                        "ordering accuracy"
+                    } else {
+                        "winner favoured"
+                    },
+                    r.valid_accuracy,
+                    r.valid_mean_abs_pq
                 )?,
                 ObjectiveKind::Policy => writeln!(
                     f,

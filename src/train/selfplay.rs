@@ -1,0 +1,152 @@
+//! Self-play positions for training: the records of one or more `cerise datagen` files that
+//! pass the load-time filters, split by game into train and valid, read by index so that a
+//! file larger than memory trains as well as a small one.
+//!
+//! Filters (each record is checked once, when the set is opened):
+//! - the first `skip_plies` plies of a game (random moves and their aftermath);
+//! - positions whose side to move is in check (the search resolves them; a static eval
+//!   should not learn them);
+//! - positions whose best move is a capture or a promotion (an exchange in progress, which
+//!   quiescence resolves: the search's leaves are quiet).
+
+use super::loader::Records;
+use crate::data::rng::mix64;
+use crate::data::selfplay::{SelfPlayReader, SelfPlayRecord};
+use anyhow::{ensure, Context, Result};
+use shakmaty::Role;
+use std::path::PathBuf;
+
+/// Which positions of the files a set takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Filter {
+    pub skip_plies: u32,
+    /// Per mille of games held out for validation.
+    pub valid_permille: u32,
+}
+
+/// Why records were left out, for the log.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Dropped {
+    pub early: u64,
+    pub in_check: u64,
+    pub noisy: u64,
+    /// Records of the other split's games.
+    pub other_split: u64,
+}
+
+/// The records of a split that pass the filter, over several files.
+pub struct SelfPlaySet {
+    readers: Vec<SelfPlayReader>,
+    /// Global record numbers of the kept records: file `k`'s records start at `starts[k]`.
+    picked: Vec<u64>,
+    starts: Vec<u64>,
+    pub dropped: Dropped,
+}
+
+/// Whether game `game` of a file made with seed `seed` is a validation game. The file's
+/// seed, not its place in a list, names the game, so a file's split is the same in every run.
+pub fn is_valid_game(seed: u64, game: u32, permille: u32) -> bool {
+    mix64(mix64(seed) ^ u64::from(game)) % 1000 < u64::from(permille)
+}
+
+/// Why `r` is filtered out, if it is.
+fn rejection(r: &SelfPlayRecord, filter: &Filter) -> Option<fn(&mut Dropped)> {
+    if u32::from(r.ply) < filter.skip_plies {
+        return Some(|d| d.early += 1);
+    }
+    let board = &r.board;
+    let king = board.king_of(r.turn)?;
+    if board.attacks_to(king, !r.turn, board.occupied()).any() {
+        return Some(|d| d.in_check += 1);
+    }
+    let captures = board.color_at(r.best.to) == Some(!r.turn);
+    let en_passant = board.role_at(r.best.from) == Some(Role::Pawn)
+        && r.best.from.file() != r.best.to.file()
+        && board.piece_at(r.best.to).is_none();
+    if captures || en_passant || r.best.promotion.is_some() {
+        return Some(|d| d.noisy += 1);
+    }
+    None
+}
+
+impl SelfPlaySet {
+    /// Opens `paths` and keeps the records of their `valid` (or train) games that pass
+    /// `filter`. `on_file` hears of each file as it is scanned.
+    pub fn open(
+        paths: &[PathBuf],
+        filter: &Filter,
+        valid: bool,
+        on_file: &mut dyn FnMut(&str),
+    ) -> Result<Self> {
+        let mut readers = Vec::with_capacity(paths.len());
+        let mut starts = Vec::with_capacity(paths.len());
+        let mut picked = Vec::new();
+        let mut dropped = Dropped::default();
+        let mut total = 0u64;
+        let mut batch = Vec::new();
+        for path in paths {
+            let mut reader = SelfPlayReader::open(path).with_context(|| {
+                format!(
+                    "this objective reads self-play files; make one with `cerise datagen --out {}`",
+                    path.display()
+                )
+            })?;
+            let seed = reader.header().seed;
+            starts.push(total);
+            let mut index = total;
+            while reader.read_batch(1 << 16, &mut batch)? > 0 {
+                for r in &batch {
+                    if is_valid_game(seed, r.game, filter.valid_permille) != valid {
+                        dropped.other_split += 1;
+                    } else if let Some(count) = rejection(r, filter) {
+                        count(&mut dropped);
+                    } else {
+                        picked.push(index);
+                    }
+                    index += 1;
+                }
+            }
+            reader.seek(0)?;
+            on_file(&format!(
+                "{}: {} positions, {} kept so far",
+                path.display(),
+                reader.len(),
+                picked.len()
+            ));
+            total = index;
+            readers.push(reader);
+        }
+        ensure!(
+            !picked.is_empty(),
+            "no {} positions pass the filters in {} (skip_plies {}, valid_permille {})",
+            if valid { "validation" } else { "training" },
+            paths
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+            filter.skip_plies,
+            filter.valid_permille
+        );
+        Ok(SelfPlaySet {
+            readers,
+            picked,
+            starts,
+            dropped,
+        })
+    }
+}
+
+impl Records for SelfPlaySet {
+    type Item = SelfPlayRecord;
+
+    fn count(&self) -> u64 {
+        self.picked.len() as u64
+    }
+
+    fn record(&self, index: u64) -> Result<SelfPlayRecord> {
+        let global = self.picked[index as usize];
+        let file = self.starts.partition_point(|&s| s <= global) - 1;
+        self.readers[file].get(global - self.starts[file])
+    }
+}
