@@ -16,6 +16,21 @@ use tch::{nn, TchError, Tensor};
 pub struct Mlp {
     pub layers: Vec<nn::Linear>,
     pub antisym: Option<Antisym>,
+    /// [`Form::Perspective`]: `swap[k]` is feature k seen with the other side to move.
+    pub perspective: Option<Tensor>,
+}
+
+/// The feature permutation that swaps sides, as int64 on `device`.
+fn swap_tensor(device: tch::Device) -> Tensor {
+    let swap: Vec<i64> = (0..ENCODING_WIDTH)
+        .map(|f| swap_sides_feature(f) as i64)
+        .collect();
+    Tensor::from_slice(&swap).to_device(device)
+}
+
+/// SCReLU: clamp(x, 0, 1)², the activation of the perspective form.
+fn screlu(x: &Tensor) -> Result<Tensor, TchError> {
+    x.f_clamp(0.0, 1.0)?.f_square()
 }
 
 /// The extra state of [`Form::Antisym`].
@@ -47,24 +62,30 @@ impl Antisym {
         } else {
             (vs / "psqt").zeros("weight", &[1, ENCODING_WIDTH as i64])
         };
-        let swap: Vec<i64> = (0..ENCODING_WIDTH)
-            .map(|f| swap_sides_feature(f) as i64)
-            .collect();
-        let swap = Tensor::from_slice(&swap).to_device(vs.device());
+        let swap = swap_tensor(vs.device());
         Antisym { psqt, swap }
     }
 }
 
 impl Mlp {
     pub fn new(vs: &nn::Path, arch: &Arch) -> Self {
+        Self::build(vs, arch, Default::default(), true)
+    }
+
+    fn build(vs: &nn::Path, arch: &Arch, config: nn::LinearConfig, init: bool) -> Self {
         let layers = arch
-            .widths
-            .windows(2)
+            .layer_dims()
+            .into_iter()
             .enumerate()
-            .map(|(i, w)| nn::linear(vs / format!("l{i}"), w[0], w[1], Default::default()))
+            .map(|(i, (inp, out))| nn::linear(vs / format!("l{i}"), inp as i64, out as i64, config))
             .collect();
-        let antisym = (arch.form == Form::Antisym).then(|| Antisym::new(vs, true));
-        Mlp { layers, antisym }
+        let antisym = (arch.form == Form::Antisym).then(|| Antisym::new(vs, init));
+        let perspective = (arch.form == Form::Perspective).then(|| swap_tensor(vs.device()));
+        Mlp {
+            layers,
+            antisym,
+            perspective,
+        }
     }
 
     /// The same layers with every parameter zero, for loading weights into: unlike
@@ -75,18 +96,19 @@ impl Mlp {
             bs_init: Some(nn::Init::Const(0.0)),
             bias: true,
         };
-        let layers = arch
-            .widths
-            .windows(2)
-            .enumerate()
-            .map(|(i, w)| nn::linear(vs / format!("l{i}"), w[0], w[1], config))
-            .collect();
-        let antisym = (arch.form == Form::Antisym).then(|| Antisym::new(vs, false));
-        Mlp { layers, antisym }
+        Self::build(vs, arch, config, false)
     }
 
     /// [N, 768] f32 -> [N] f32 raw scores (see the sign convention above).
     pub fn f_forward(&self, x: &Tensor) -> Result<Tensor, TchError> {
+        if let Some(swap) = &self.perspective {
+            let first = &self.layers[0];
+            let own = x.f_linear(&first.ws, first.bs.as_ref())?;
+            let other = x
+                .f_index_select(1, swap)?
+                .f_linear(&first.ws, first.bs.as_ref())?;
+            return self.f_perspective_head(&own, &other);
+        }
         let Some(a) = &self.antisym else {
             return self.f_forward_layers(x);
         };
@@ -118,6 +140,19 @@ impl Mlp {
             .f_forward_layers_sparse(&both_indices, &both_offsets)?
             .f_add(&linear)?;
         h.f_narrow(0, 0, n)?.f_sub(&h.f_narrow(0, n, n)?)
+    }
+
+    /// f of the perspective form from the first layer's two views, [N, H] each.
+    pub(super) fn f_perspective_head(
+        &self,
+        own: &Tensor,
+        other: &Tensor,
+    ) -> Result<Tensor, TchError> {
+        let out = &self.layers[1];
+        let both = Tensor::f_cat(&[screlu(own)?, screlu(other)?], 1)?;
+        both.f_linear(&out.ws, out.bs.as_ref())?
+            .f_squeeze_dim(-1)?
+            .f_neg()
     }
 
     /// The layers alone: the whole of f in the plain form, h without `psqt` otherwise.

@@ -15,6 +15,11 @@ pub enum Form {
     /// linear `psqt` term (a piece-square table) starts at classical piece values so training
     /// begins from a sane material balance; training is free to move every weight.
     Antisym,
+    /// The two-perspective net of NNUE engines, (768→N)×2 → 1: one first layer read from the
+    /// side to move's view and from the other side's, each squared-clipped-ReLU'd (SCReLU,
+    /// clamp(x, 0, 1)²), the side to move's half first, then one output for the side to move:
+    /// f(x) = −l1([screlu(l0(x)), screlu(l0(swap x))]). Widths are exactly [768, N, 1].
+    Perspective,
 }
 
 impl Form {
@@ -23,11 +28,12 @@ impl Form {
         match self {
             Form::Plain => "mlp",
             Form::Antisym => "mlp-antisym",
+            Form::Perspective => "mlp-perspective",
         }
     }
 
     pub fn from_file_name(name: &str) -> Option<Self> {
-        [Form::Plain, Form::Antisym]
+        [Form::Plain, Form::Antisym, Form::Perspective]
             .into_iter()
             .find(|f| f.file_name() == name)
     }
@@ -53,6 +59,9 @@ pub const PRESETS: &[(&str, &[i64], Form)] = &[
     ("wide-as", &[768, 512, 32, 1], Form::Antisym),
     ("narrow-as", &[768, 128, 32, 1], Form::Antisym),
     ("tiny-as", &[768, 64, 32, 1], Form::Antisym),
+    ("persp-128", &[768, 128, 1], Form::Perspective),
+    ("persp-256", &[768, 256, 1], Form::Perspective),
+    ("persp-512", &[768, 512, 1], Form::Perspective),
 ];
 
 impl Arch {
@@ -78,6 +87,11 @@ impl Arch {
         }
         if arch.widths.iter().any(|&w| w <= 0) {
             return Err(bad("every width must be positive"));
+        }
+        if form == Form::Perspective && arch.widths.len() != 3 {
+            return Err(bad(
+                "a perspective net has exactly one hidden width: 768,N,1",
+            ));
         }
         Ok(arch)
     }
@@ -125,17 +139,33 @@ impl Arch {
     pub fn tensor_shapes(&self) -> Vec<(String, Vec<usize>)> {
         let psqt = (self.form == Form::Antisym)
             .then(|| ("psqt.weight".to_string(), vec![1, ENCODING_WIDTH]));
-        self.widths
-            .windows(2)
+        self.layer_dims()
+            .into_iter()
             .enumerate()
-            .flat_map(|(i, w)| {
-                let (inp, out) = (w[0] as usize, w[1] as usize);
+            .flat_map(|(i, (inp, out))| {
                 [
                     (format!("l{i}.weight"), vec![out, inp]),
                     (format!("l{i}.bias"), vec![out]),
                 ]
             })
             .chain(psqt)
+            .collect()
+    }
+
+    /// (inputs, outputs) of every linear layer: a perspective net's output layer reads both
+    /// halves of the first layer.
+    pub fn layer_dims(&self) -> Vec<(usize, usize)> {
+        self.widths
+            .windows(2)
+            .enumerate()
+            .map(|(i, w)| {
+                let views = if self.form == Form::Perspective && i == 1 {
+                    2
+                } else {
+                    1
+                };
+                (views * w[0] as usize, w[1] as usize)
+            })
             .collect()
     }
 

@@ -82,6 +82,20 @@ impl Mlp {
     /// Raw scores [N] (same sign convention as [`Mlp::f_forward`]) from `indices`/`offsets`
     /// int64 tensors on the model's device, laid out as in [`SparseBoards`].
     pub fn f_forward_sparse(&self, indices: &Tensor, offsets: &Tensor) -> Result<Tensor, TchError> {
+        if let Some(swap) = &self.perspective {
+            let first = &self.layers[0];
+            let table = first.ws.f_transpose(0, 1)?;
+            let view = |idx: &Tensor| -> Result<Tensor, TchError> {
+                let sum = bag_sum(&table, idx, offsets)?;
+                match &first.bs {
+                    Some(b) => sum.f_add(b),
+                    None => Ok(sum),
+                }
+            };
+            let own = view(indices)?;
+            let other = view(&swap.f_index_select(0, indices)?)?;
+            return self.f_perspective_head(&own, &other);
+        }
         match &self.antisym {
             Some(a) => self.f_antisym_sparse(a, indices, offsets),
             None => self.f_forward_layers_sparse(indices, offsets),
@@ -174,6 +188,38 @@ mod tests {
     }
 
     #[test]
+    fn perspective_sparse_equals_dense_and_a_hand_computation() {
+        let vs = nn::VarStore::new(Device::Cpu);
+        let arch = Arch::preset("persp-128").expect("preset exists");
+        let mlp = seeded(7, || Mlp::new(&vs.root(), &arch));
+        let b = boards(50);
+        let (sparse, full) = tch::no_grad(|| {
+            (
+                mlp.forward_sparse(&SparseBoards::from_boards(&b)),
+                mlp.forward(&dense(&b)),
+            )
+        });
+        let diff = (&sparse - &full).abs().max().double_value(&[]);
+        assert!(diff < 1e-6, "max |sparse - dense| = {diff}");
+        // f = -(w · [screlu(own), screlu(other)] + c), by hand for the first board.
+        let x = dense(&b[..1]);
+        let swap = mlp.perspective.as_ref().expect("perspective");
+        let (l0, l1) = (&mlp.layers[0], &mlp.layers[1]);
+        let own = x.linear(&l0.ws, l0.bs.as_ref());
+        let other = x.index_select(1, swap).linear(&l0.ws, l0.bs.as_ref());
+        let act = |t: Tensor| t.clamp(0.0, 1.0).square();
+        let by_hand = tch::no_grad(|| {
+            let w = l1.ws.view([-1]);
+            let h = 128;
+            let a = (act(own).view([-1]) * w.narrow(0, 0, h)).sum(Kind::Float);
+            let c = (act(other).view([-1]) * w.narrow(0, h, h)).sum(Kind::Float);
+            -(a + c + l1.bs.as_ref().expect("bias").view([-1]))
+        });
+        let got = full.double_value(&[0]);
+        assert!((got - by_hand.double_value(&[0])).abs() < 1e-6);
+    }
+
+    #[test]
     fn layout_lists_features_per_board_and_clear_keeps_nothing() {
         let b = boards(3);
         let mut s = SparseBoards::from_boards(&b);
@@ -191,7 +237,7 @@ mod tests {
     /// The trainer runs this path with gradients: they must equal the dense path's.
     #[test]
     fn sparse_gradients_equal_dense_gradients() {
-        for preset in ["small", "small-as"] {
+        for preset in ["small", "small-as", "persp-128"] {
             sparse_gradients_equal_dense_gradients_for(preset);
         }
     }

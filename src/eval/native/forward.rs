@@ -316,11 +316,29 @@ fn mlp_above<const AVX2: bool>(
     dot(&buf[..width], &last.columns) + last.bias[0]
 }
 
+/// The output of a perspective net for the side to move: w · [screlu(own), screlu(swp)] + c.
+#[inline(always)]
+fn perspective_head(net: &NativeNet, acc: &Accumulator) -> f32 {
+    let out = &net.upper[0];
+    let (w_own, w_swp) = out.columns.split_at(net.hidden);
+    let half = |h: &[f32], w: &[f32]| -> f32 {
+        h.iter()
+            .zip(w)
+            .map(|(&x, &w)| {
+                let c = x.clamp(0.0, 1.0);
+                c * c * w
+            })
+            .sum()
+    };
+    half(&acc.own, w_own) + half(&acc.swp, w_swp) + out.bias[0]
+}
+
 /// The score for the side to move of the board whose accumulators are `acc`.
 #[inline(always)]
 fn score<const AVX2: bool>(net: &NativeNet, acc: &Accumulator, s: &mut Buffers) -> f32 {
     let (a, b, odd) = (&mut s.a[..], &mut s.b[..], &mut s.odd[..]);
     let f = match net.form {
+        Form::Perspective => -perspective_head(net, acc),
         Form::Plain => mlp_above::<AVX2>(net, &acc.own, a, b, odd),
         Form::Antisym => {
             let own = mlp_above::<AVX2>(net, &acc.own, a, b, odd) + acc.psqt_own;
@@ -358,7 +376,7 @@ pub fn children<const AVX2: bool>(
     out.clear();
     s.push_parent(net, parent);
     let top = s.depth - 1;
-    let both = net.form == Form::Antisym;
+    let both = net.form != Form::Plain;
     for child in children {
         if diff(parent, child, &mut s.added, &mut s.removed) {
             update(

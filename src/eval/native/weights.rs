@@ -79,8 +79,7 @@ impl NativeNet {
             Ok(&data.values)
         };
         let mut layers = Vec::with_capacity(widths.len() - 1);
-        for (i, w) in widths.windows(2).enumerate() {
-            let (inputs, outputs) = (w[0], w[1]);
+        for (i, (inputs, outputs)) in arch.layer_dims().into_iter().enumerate() {
             let weight = tensor(&format!("l{i}.weight"), &[outputs, inputs])?;
             let bias = tensor(&format!("l{i}.bias"), &[outputs])?;
             layers.push(Layer {
@@ -93,10 +92,17 @@ impl NativeNet {
         }
         let first = layers.remove(0);
         let psqt = match arch.form {
-            Form::Plain => None,
+            Form::Plain | Form::Perspective => None,
             Form::Antisym => Some(tensor("psqt.weight", &[1, ENCODING_WIDTH])?.to_vec()),
         };
-        let widest = widths[1..].iter().copied().max().unwrap_or(1);
+        let widest = arch
+            .layer_dims()
+            .iter()
+            .map(|&(inputs, outputs)| inputs.max(outputs))
+            .skip(1)
+            .chain(std::iter::once(widths[1]))
+            .max()
+            .unwrap_or(1);
         Ok(NativeNet {
             form: arch.form,
             hidden: first.outputs,
