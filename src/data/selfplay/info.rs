@@ -77,7 +77,7 @@ pub fn run_selfplay_info(args: &SelfPlayInfoArgs) -> Result<SelfPlayInfo> {
             }
             counts.position_results[result_index(r.result)] += 1;
             counts.white_to_move += u64::from(r.turn == shakmaty::Color::White);
-            counts.longest_game = counts.longest_game.max(r.ply + 1);
+            counts.longest_game = counts.longest_game.max(r.ply.saturating_add(1));
             let score = i32::from(r.score).abs();
             if score >= crate::data::selfplay::record::MATE_BOUND {
                 counts.mates += 1;
