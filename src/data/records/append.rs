@@ -75,6 +75,7 @@ impl<H: FileHeader> RecordAppender<H> {
                 .with_context(|| format!("cannot write the header of {}", path.display()))?;
             file.sync_all()
                 .with_context(|| format!("cannot sync {}", path.display()))?;
+            super::writer::sync_parent(path)?;
             let appender = RecordAppender {
                 file,
                 path: path.to_path_buf(),

@@ -85,8 +85,21 @@ impl<H: FileHeader> RecordWriter<H> {
                 self.path.display()
             )
         })?;
+        sync_parent(&self.path)?;
         Ok(self.header.count())
     }
+}
+
+/// Syncs the directory that holds `path`, so that a rename (or a new file) in it survives a power loss: the
+/// file's bytes are already synced, but the new name lives in the directory's own blocks.
+pub(super) fn sync_parent(path: &Path) -> Result<()> {
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    File::open(dir)
+        .and_then(|d| d.sync_all())
+        .with_context(|| format!("cannot sync the directory {}", dir.display()))
 }
 
 impl<H: FileHeader> Drop for RecordWriter<H> {
