@@ -51,6 +51,9 @@ pub struct TrainArgs {
     pub eval_every: Option<u64>,
     #[arg(long)]
     pub checkpoint_every: Option<u64>,
+    /// Start from this net's weights (same preset and cp_per_unit) instead of fresh ones.
+    #[arg(long)]
+    pub init: Option<PathBuf>,
 }
 
 fn parse_optim(text: &str) -> Result<OptimKind, String> {
@@ -109,6 +112,9 @@ impl TrainArgs {
             eval_every,
             checkpoint_every
         );
+        if let Some(init) = &self.init {
+            c.init = Some(init.clone());
+        }
         c.validate()?;
         Ok(c)
     }

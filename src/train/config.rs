@@ -66,6 +66,10 @@ pub struct TrainConfig {
     /// Self-play: per mille of games held out for validation (the same games of a file in
     /// every run: `valid` usually names the same file as `train`).
     pub valid_permille: u32,
+    /// A net file to start from instead of fresh weights (a warm start: a generation's net
+    /// begins from the one whose games it learns from). Its shape must be the preset's and
+    /// its scale `cp_per_unit`; `None` starts fresh.
+    pub init: Option<PathBuf>,
 }
 
 impl Default for TrainConfig {
@@ -98,6 +102,7 @@ impl Default for TrainConfig {
             triplet_weight: 0.1,
             skip_plies: 16,
             valid_permille: 50,
+            init: None,
         }
     }
 }

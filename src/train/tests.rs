@@ -234,3 +234,53 @@ fn data_train_evalnet_end_to_end() {
     let err = evalnet(&wrong, &indicatif::ProgressBar::hidden()).unwrap_err();
     assert!(format!("{err:#}").contains("--split"), "{err:#}");
 }
+
+#[test]
+fn init_starts_from_the_nets_weights_and_refuses_another_shape() {
+    // A stopped run checkpoints at step 0, so its net holds the weights it started from.
+    let start_net = |out: &Path, c: &TrainConfig| {
+        train(c, false, &AtomicBool::new(true), &mut quiet()).expect("stops cleanly");
+        let newest = checkpoint::newest(out)
+            .expect("lists")
+            .expect("a checkpoint");
+        checkpoint::net_path(&newest)
+    };
+    let source_dir = temp_dir("init-source");
+    let source = start_net(&source_dir, &config(&source_dir, 50));
+    let fresh_dir = temp_dir("init-fresh");
+    let fresh_config = TrainConfig {
+        seed: 99,
+        ..config(&fresh_dir, 50)
+    };
+    let fresh = start_net(&fresh_dir, &fresh_config);
+    let warm_dir = temp_dir("init-warm");
+    let warm_config = TrainConfig {
+        init: Some(source.clone()),
+        ..config(&warm_dir, 50)
+    };
+    let warm_config = TrainConfig {
+        seed: 99,
+        ..warm_config
+    };
+    let warm = start_net(&warm_dir, &warm_config);
+    let tensors = |p: &Path| crate::net::load(p).expect("loads").tensors;
+    assert_ne!(tensors(&fresh), tensors(&source), "seeds 7 and 99 differ");
+    assert_eq!(
+        tensors(&warm),
+        tensors(&source),
+        "seed 99 with init = seed 7's net"
+    );
+
+    let other_dir = temp_dir("init-other");
+    let other = TrainConfig {
+        preset: "narrow-as".to_string(),
+        init: Some(source),
+        ..config(&other_dir, 50)
+    };
+    let err = train(&other, false, &AtomicBool::new(true), &mut quiet())
+        .expect_err("a small net cannot start a narrow-as run");
+    assert!(
+        format!("{err:#}").contains("not the preset narrow-as's shape"),
+        "{err:#}"
+    );
+}
