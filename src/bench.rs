@@ -316,6 +316,50 @@ mod tests {
         );
     }
 
+    /// What README's subcommand table and `cerise bench --help` say of the bench: the
+    /// signature and the default depths, as the constants have them.
+    #[test]
+    fn the_docs_state_the_signature_and_the_default_depths() {
+        let read = |file: &str| {
+            std::fs::read_to_string(format!("{}/{file}", env!("CARGO_MANIFEST_DIR"))).unwrap()
+        };
+        let digits = SIGNATURE_NODES.to_string();
+        let mut grouped = String::new();
+        for (i, c) in digits.chars().enumerate() {
+            if i > 0 && (digits.len() - i).is_multiple_of(3) {
+                grouped.push(',');
+            }
+            grouped.push(c);
+        }
+        let readme = read("README.md");
+        // The UCI command's row and the subcommand's row.
+        let rows: Vec<&str> = readme
+            .lines()
+            .filter(|l| l.starts_with("| `bench "))
+            .collect();
+        assert_eq!(rows.len(), 2, "README's two bench rows");
+        let rows = rows.join("\n");
+        for stated in [
+            format!("the same on every machine for the default ({grouped};"),
+            format!("at depth {NET_DEFAULT_DEPTH}, 1 thread; {DEFAULT_DEPTH} for `material`"),
+            format!(
+                "default depth {NET_DEFAULT_DEPTH} for a network, {DEFAULT_DEPTH} for material"
+            ),
+        ] {
+            assert!(
+                rows.contains(&stated),
+                "README's bench rows do not say {stated:?}"
+            );
+        }
+        let help = format!(
+            "(default {DEFAULT_DEPTH} for material and fake, {NET_DEFAULT_DEPTH} for a net)"
+        );
+        assert!(
+            read("src/main.rs").contains(&help),
+            "`cerise bench --help` does not say {help}"
+        );
+    }
+
     #[test]
     fn shallow_bench_is_deterministic_with_one_thread() {
         let config = BenchConfig {

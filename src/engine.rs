@@ -275,11 +275,14 @@ impl Engine {
                              choose a smaller Hash"
                         ));
                     }
-                    // Dropped first so the old and new tables never coexist in memory.
-                    self.tt = Arc::new(TranspositionTable::new(1));
-                    self.tt = Arc::new(TranspositionTable::new(mib));
-                    self.options.hash_mib = mib;
+                    match Arc::get_mut(&mut self.tt) {
+                        Some(tt) => tt.resize(mib),
+                        // Still shared (never so once the search has stopped): a new
+                        // table, the old one freed by its last user.
+                        None => self.tt = Arc::new(TranspositionTable::new(mib)),
+                    }
                 }
+                self.options.apply(change);
                 Ok(None)
             }
             OptionChange::Threads(_)
@@ -539,6 +542,7 @@ mod tests {
         assert_eq!(engine.options().hash_mib, 64);
         engine.set_option("Hash", "2").unwrap();
         assert_eq!(engine.options().hash_mib, 2);
+        assert_eq!(engine.tt.len(), TranspositionTable::new(2).len());
     }
 
     #[test]

@@ -19,8 +19,11 @@
 //!   `chess` and shakmaty only, and any later layer may use it.
 //!
 //! Beside them, `data` (PGN to training triplets) depends on `chess` and `net` only, and
-//! `train` on those and `data`: neither ever depends on search. The binary (`main.rs`) may
-//! use everything. A test (`layers`) scans the sources and fails on an upward import.
+//! `train` on those, `data` and `eval` (a trained net is run as the engine runs it): neither
+//! ever depends on search. The binary (`main.rs`) may use everything, and so may the tests
+//! of pipelines that cross layers (`end_to_end`). A test (`layers`) scans the sources, test
+//! code included, and fails on an upward import or an import loop between the files of
+//! `search`.
 //! `harden` (hard training examples chosen by a net) sits above `eval` and `data` for the
 //! same reason: it runs a net on training data, so `data` itself never does. `selfplay`
 //! (`cerise datagen`) plays games with the search and writes them with `data`'s self-play
@@ -30,6 +33,8 @@
 pub mod bench;
 pub mod chess;
 pub mod data;
+#[cfg(test)]
+mod end_to_end;
 pub mod engine;
 pub mod eval;
 pub mod features;

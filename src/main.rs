@@ -43,7 +43,7 @@ enum Cmd {
     Uci,
     /// Search fixed positions; the last line is `N nodes M nps`.
     Bench {
-        /// Search depth per position (default 9 for material, 4 for a net).
+        /// Search depth per position (default 9 for material and fake, 6 for a net).
         depth: Option<u32>,
         /// Search threads.
         threads: Option<usize>,

@@ -91,11 +91,28 @@ mod tests {
     use super::*;
 
     #[test]
-    fn builtin_names_need_no_file() {
-        let material = load_evaluator("<material>", DeviceChoice::Cpu).unwrap();
-        assert!(material.info().name.contains("material"));
-        let fake = load_evaluator("<FAKE>", DeviceChoice::Cpu).unwrap();
-        assert!(!fake.info().name.is_empty());
+    fn builtin_names_need_no_file_and_score_as_their_evaluators() {
+        let boards = crate::chess::sample_boards(40);
+        let scores = |spec: &str| {
+            let eval = load_evaluator(spec, DeviceChoice::Cpu).unwrap();
+            let mut out = Vec::new();
+            eval.evaluate(&boards, &mut out).unwrap();
+            out
+        };
+        let material: Vec<f32> = boards
+            .iter()
+            .map(|b| MaterialEvaluator::score(b) as f32)
+            .collect();
+        let fake: Vec<f32> = boards.iter().map(FakeEvaluator::score).collect();
+        assert_ne!(material, fake, "the two built-ins are told apart");
+        for spec in ["<material>", "material", " <MATERIAL> "] {
+            assert_eq!(scores(spec), material, "{spec:?}");
+        }
+        for spec in ["<FAKE>", "fake"] {
+            assert_eq!(scores(spec), fake, "{spec:?}");
+        }
+        // A near miss is a file name, and there is no such file.
+        assert!(load_evaluator("<materia>", DeviceChoice::Cpu).is_err());
     }
 
     #[test]

@@ -211,26 +211,6 @@ fn wrong_output_length_panics() {
     extract(&position(START), &mut out);
 }
 
-/// Time per `extract` call in release: `cargo test --release --lib features::tests::timing
-/// -- --ignored --nocapture`. Prints only; asserts nothing about speed.
-#[test]
-#[ignore]
-fn timing() {
-    let positions: Vec<Chess> = POSITIONS.iter().map(|f| position(f)).collect();
-    let mut out = vec![0.0; COUNT];
-    let rounds = 20_000;
-    let t = std::time::Instant::now();
-    let mut sink = 0.0;
-    for _ in 0..rounds {
-        for p in &positions {
-            extract(std::hint::black_box(p), &mut out);
-            sink += out[COUNT - 1];
-        }
-    }
-    let per = t.elapsed().as_secs_f64() * 1e6 / (rounds * positions.len()) as f64;
-    println!("extract: {per:.2} µs per position ({sink})");
-}
-
 #[test]
 fn the_engines_view_is_the_side_to_move_as_white() {
     let fen = "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP1B1PPP/R2QKB1R w KQ - 0 9";

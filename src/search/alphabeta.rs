@@ -4,9 +4,8 @@
 //! searching any of them (Deep Pink). At depth 1 the quiet children are not searched at all:
 //! their batch score is the leaf value. Captures, promotions and checks go to quiescence.
 
-use super::ordering::{
-    gravity, is_noisy, order_children, piece_to, push_killer, side, update_history, OrderHints,
-};
+use super::history::{gravity, piece_to, push_killer, side, update_history};
+use super::ordering::{is_noisy, order_children, OrderHints};
 use super::params::{
     FUTILITY_MARGIN, IIR_MIN_DEPTH, LATE_PRUNE_MAX_DEPTH, LMP_BASE, LMR_FULL_MOVES, LMR_MIN_DEPTH,
     MAX_PLY, NMP_BASE_REDUCTION, NMP_DEPTH_DIVISOR, NMP_MIN_DEPTH, POLICY_MIN_DEPTH, RFP_MARGIN,

@@ -8,9 +8,11 @@ use super::report::{Info, Score, SearchEvent, SearchResult};
 use super::root::{root_moves, unscored_root_moves, RootMove, RootResult};
 use super::score::{mate_plies, to_report};
 use super::thread::ThreadData;
-use super::{Limits, RootState, SearchConfig, SearchShared};
+use super::time::{budget, Clock};
+use super::{play_first_move, Limits, RootState, SearchConfig, SearchHandle, SearchShared};
 use crate::chess::{Move, Position};
 use std::sync::atomic::Ordering;
+use std::sync::Arc;
 
 /// When the final `BestMove` may be sent.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,6 +35,76 @@ impl Release {
             Release::Immediately
         }
     }
+}
+
+fn new_control(root: &RootState, limits: &Limits, config: &SearchConfig) -> Control {
+    let time = budget(limits, root.position.turn(), config.move_overhead);
+    Control::new(Clock::new(time, limits.ponder), limits.nodes)
+}
+
+/// Starts a search on new threads and returns at once. Events go to `events`; exactly one
+/// `SearchEvent::BestMove` is sent per call, preceded by a final `SearchEvent::Info`.
+/// With `limits.infinite` or `limits.ponder` the `BestMove` is held back until `stop` (or
+/// `ponderhit` followed by the end of the search), as UCI requires.
+pub fn start(
+    root: RootState,
+    limits: Limits,
+    config: SearchConfig,
+    shared: SearchShared,
+    events: crossbeam::channel::Sender<SearchEvent>,
+) -> SearchHandle {
+    let control = Arc::new(new_control(&root, &limits, &config));
+    let thread_control = Arc::clone(&control);
+    let fallback = (root.clone(), events.clone());
+    let spawned = std::thread::Builder::new()
+        .name("cerise-search".into())
+        .spawn(move || {
+            let emit = |event| {
+                // The receiver is gone only when the engine is shutting down.
+                let _ = events.send(event);
+            };
+            let release = Release::for_limits(&limits);
+            run(
+                root,
+                &limits,
+                &config,
+                &shared,
+                &thread_control,
+                release,
+                &emit,
+            );
+            thread_control.set_finished();
+        });
+    let thread = match spawned {
+        Ok(thread) => Some(thread),
+        Err(e) => {
+            let (root, events) = fallback;
+            play_first_move(&root, &events, &format!("the search thread ({e})"));
+            control.set_finished();
+            None
+        }
+    };
+    SearchHandle { control, thread }
+}
+
+/// Runs a search to completion on the calling thread (plus helpers if `config.threads > 1`)
+/// and returns its result; used by `bench` and tests. Events are discarded.
+pub fn search_blocking(
+    root: RootState,
+    limits: Limits,
+    config: SearchConfig,
+    shared: SearchShared,
+) -> SearchResult {
+    let control = new_control(&root, &limits, &config);
+    run(
+        root,
+        &limits,
+        &config,
+        &shared,
+        &control,
+        Release::Immediately,
+        &|_| {},
+    )
 }
 
 /// The result of the deepest usable iteration.

@@ -6,6 +6,7 @@ pub mod aspiration;
 pub mod control;
 pub mod driver;
 pub mod greedy_play;
+pub mod history;
 pub mod limits;
 pub mod no_search;
 pub mod ordering;
@@ -28,10 +29,11 @@ pub use limits::Limits;
 pub use report::{Bound, Info, Score, SearchEvent, SearchResult};
 pub use tt::TranspositionTable;
 
+pub use driver::{search_blocking, start};
+
 use crate::chess::{KeyHistory, Position};
 use crate::eval::{EvalCache, Evaluator, MovePolicy};
 use control::Control;
-use driver::Release;
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
@@ -129,74 +131,4 @@ pub(crate) fn play_first_move(
         "error: could not start {what}; playing the first legal move"
     )));
     let _ = events.send(SearchEvent::BestMove { best, ponder: None });
-}
-
-fn new_control(root: &RootState, limits: &Limits, config: &SearchConfig) -> Control {
-    let budget = time::budget(limits, root.position.turn(), config.move_overhead);
-    Control::new(time::Clock::new(budget, limits.ponder), limits.nodes)
-}
-
-/// Starts a search on new threads and returns at once. Events go to `events`; exactly one
-/// `SearchEvent::BestMove` is sent per call, preceded by a final `SearchEvent::Info`.
-/// With `limits.infinite` or `limits.ponder` the `BestMove` is held back until `stop` (or
-/// `ponderhit` followed by the end of the search), as UCI requires.
-pub fn start(
-    root: RootState,
-    limits: Limits,
-    config: SearchConfig,
-    shared: SearchShared,
-    events: crossbeam::channel::Sender<SearchEvent>,
-) -> SearchHandle {
-    let control = Arc::new(new_control(&root, &limits, &config));
-    let thread_control = Arc::clone(&control);
-    let fallback = (root.clone(), events.clone());
-    let spawned = std::thread::Builder::new()
-        .name("cerise-search".into())
-        .spawn(move || {
-            let emit = |event| {
-                // The receiver is gone only when the engine is shutting down.
-                let _ = events.send(event);
-            };
-            let release = Release::for_limits(&limits);
-            driver::run(
-                root,
-                &limits,
-                &config,
-                &shared,
-                &thread_control,
-                release,
-                &emit,
-            );
-            thread_control.set_finished();
-        });
-    let thread = match spawned {
-        Ok(thread) => Some(thread),
-        Err(e) => {
-            let (root, events) = fallback;
-            play_first_move(&root, &events, &format!("the search thread ({e})"));
-            control.set_finished();
-            None
-        }
-    };
-    SearchHandle { control, thread }
-}
-
-/// Runs a search to completion on the calling thread (plus helpers if `config.threads > 1`)
-/// and returns its result; used by `bench` and tests. Events are discarded.
-pub fn search_blocking(
-    root: RootState,
-    limits: Limits,
-    config: SearchConfig,
-    shared: SearchShared,
-) -> SearchResult {
-    let control = new_control(&root, &limits, &config);
-    driver::run(
-        root,
-        &limits,
-        &config,
-        &shared,
-        &control,
-        Release::Immediately,
-        &|_| {},
-    )
 }

@@ -6,9 +6,10 @@
 //! Where a move policy has scored the node (`PlyBuf::policy`), it ranks every quiet that is
 //! not a killer instead, above the history band.
 
+use super::history::{history_of, piece_to, role_index, ContRow};
 use super::params::{
-    HISTORY_MAX, ORDER_CHILD_CLAMP, ORDER_HISTORY, ORDER_KILLER, ORDER_MVV_LVA_STEP, ORDER_NOISY,
-    ORDER_POLICY, ORDER_POLICY_SPAN, ORDER_TT, PIECE_VALUES,
+    ORDER_CHILD_CLAMP, ORDER_HISTORY, ORDER_KILLER, ORDER_MVV_LVA_STEP, ORDER_NOISY, ORDER_POLICY,
+    ORDER_POLICY_SPAN, ORDER_TT, PIECE_VALUES,
 };
 use super::thread::PlyBuf;
 use super::tt::pack_move;
@@ -16,10 +17,6 @@ use crate::chess::{Color, Move, Role};
 
 pub fn is_noisy(m: &Move) -> bool {
     m.is_capture() || m.is_promotion()
-}
-
-fn role_index(role: Role) -> usize {
-    role as usize - 1
 }
 
 /// Material a noisy move wins at once: the victim plus the promotion gain.
@@ -40,26 +37,6 @@ fn mvv_lva(m: &Move) -> i32 {
         _ => 0,
     };
     (victim + promotion) * 8 + (6 - role_index(m.role()) as i32)
-}
-
-/// Number of (moving piece, destination) pairs: 2 colours × 6 roles × 64 squares.
-pub const PIECE_TO: usize = 768;
-
-/// One continuation-history row: a quiet reply's score by its (piece, destination), after a
-/// given earlier move.
-pub type ContRow = [i32; PIECE_TO];
-
-/// The (piece, destination) index of `m` played by `mover`, the key of continuation history.
-pub fn piece_to(mover: Color, m: &Move) -> usize {
-    (side(mover) * 6 + role_index(m.role())) * 64 + m.to() as usize
-}
-
-/// The index of a colour in the per-side tables: the butterfly history and [`piece_to`].
-pub fn side(color: Color) -> usize {
-    match color {
-        Color::White => 0,
-        Color::Black => 1,
-    }
 }
 
 /// What ordering may know besides the children themselves.
@@ -130,39 +107,11 @@ fn policy_key(log_p: f32) -> i32 {
     ((log_p * 1000.0) as i32).clamp(-ORDER_POLICY_SPAN, 0)
 }
 
-fn squares(m: &Move) -> (usize, usize) {
-    (m.from().map_or(0, |s| s as usize), m.to() as usize)
-}
-
-pub fn history_of(table: &[[i32; 64]; 64], m: &Move) -> i32 {
-    let (from, to) = squares(m);
-    table[from][to]
-}
-
-/// Rewards (or, with a negative bonus, penalises) `m`'s butterfly entry by [`gravity`].
-pub fn update_history(table: &mut [[i32; 64]; 64], m: &Move, bonus: i32) {
-    let (from, to) = squares(m);
-    gravity(&mut table[from][to], bonus);
-}
-
-/// Gravity update, shared by the butterfly and continuation histories: the entry moves
-/// towards ±HISTORY_MAX and never passes it.
-pub fn gravity(entry: &mut i32, bonus: i32) {
-    let bonus = bonus.clamp(-HISTORY_MAX, HISTORY_MAX);
-    *entry += bonus - *entry * bonus.abs() / HISTORY_MAX;
-}
-
-pub fn push_killer(killers: &mut [Option<Move>; 2], m: Move) {
-    if killers[0] != Some(m) {
-        killers[1] = killers[0];
-        killers[0] = Some(m);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::chess::{Position, Square};
+    use crate::search::history::{update_history, PIECE_TO};
     use crate::search::thread::Child;
 
     fn buf_for(fen: &str) -> PlyBuf {
@@ -281,23 +230,6 @@ mod tests {
         buf.policy.pop();
         order_children(&mut buf, &hints);
         assert_eq!(buf.order[1].1 as usize, historic);
-    }
-
-    #[test]
-    fn history_stays_bounded() {
-        let mut table = [[0; 64]; 64];
-        let m = Move::Normal {
-            role: Role::Knight,
-            from: Square::G1,
-            capture: None,
-            to: Square::F3,
-            promotion: None,
-        };
-        for _ in 0..1000 {
-            update_history(&mut table, &m, 400);
-        }
-        assert!(history_of(&table, &m) <= HISTORY_MAX);
-        assert!(history_of(&table, &m) > HISTORY_MAX / 2);
     }
 
     #[test]

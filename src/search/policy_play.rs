@@ -7,20 +7,9 @@
 use super::no_search::{self, allowed_moves, Choice, Chooser};
 use super::report::{Score, SearchEvent};
 use super::{Limits, RootState, SearchHandle};
-use crate::chess::stm_move_squares;
 use crate::eval::{MovePolicy, PolicyMove};
 use shakmaty::{Color, Move};
 use std::sync::Arc;
-
-/// `m` in the side-to-move frame the policy reads.
-pub fn policy_move(m: &Move, turn: Color) -> PolicyMove {
-    let (from, to) = stm_move_squares(m, turn);
-    PolicyMove {
-        from: usize::from(from),
-        to: usize::from(to),
-        role: m.role(),
-    }
-}
 
 /// The policy's choice and its probability, or `None` without a legal move.
 pub fn choose(
@@ -34,7 +23,7 @@ pub fn choose(
     if moves.is_empty() {
         return Ok(None);
     }
-    let inputs: Vec<PolicyMove> = moves.iter().map(|m| policy_move(m, turn)).collect();
+    let inputs: Vec<PolicyMove> = moves.iter().map(|m| PolicyMove::new(m, turn)).collect();
     let scores = policy
         .score_moves(&position.compact(), turn == Color::White, &inputs)
         .map_err(|e| format!("the policy failed: {e}"))?;
@@ -80,23 +69,6 @@ mod tests {
     }
 
     #[test]
-    fn moves_are_put_in_the_side_to_move_frame() {
-        let white = root("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1");
-        let castle = white.position.parse_uci_move("e1g1").expect("short castle");
-        let p = policy_move(&castle, Color::White);
-        assert_eq!((p.from, p.to, p.role), (4, 6, shakmaty::Role::King));
-        let black = root("r3k2r/8/8/8/8/8/8/R3K2R b KQkq - 0 1");
-        // Black's long castle e8 → c8 is, mirrored, e1 → c1.
-        let castle = black.position.parse_uci_move("e8c8").unwrap();
-        let p = policy_move(&castle, Color::Black);
-        assert_eq!((p.from, p.to), (4, 2));
-        // a7a5 → a2a4 mirrored.
-        let push = black.position.parse_uci_move("a8a7").unwrap();
-        let p = policy_move(&push, Color::Black);
-        assert_eq!((p.from, p.to, p.role), (0, 8, shakmaty::Role::Rook));
-    }
-
-    #[test]
     fn the_choice_is_the_best_legal_move_within_searchmoves() {
         let dir = std::env::temp_dir().join(format!("cerise-policy-play-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
@@ -114,7 +86,7 @@ mod tests {
             assert!(legal.contains(&best));
             // The choice has the highest score of all legal moves.
             let turn = r.position.turn();
-            let keyed: Vec<PolicyMove> = legal.iter().map(|m| policy_move(m, turn)).collect();
+            let keyed: Vec<PolicyMove> = legal.iter().map(|m| PolicyMove::new(m, turn)).collect();
             let scores = policy
                 .score_moves(&r.position.compact(), turn == Color::White, &keyed)
                 .unwrap();

@@ -1,7 +1,7 @@
 //! The root: its move list (kept across iterations, best first) and one iteration over it.
 
 use super::alphabeta::{frontier_value, search_child, update_pv};
-use super::ordering::piece_to;
+use super::history::piece_to;
 use super::report::Bound;
 use super::score::INFINITY;
 use super::thread::{Child, PlyBuf, ThreadData};

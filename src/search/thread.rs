@@ -2,9 +2,8 @@
 //! sibling-batched child evaluation that every interior node starts with.
 
 use super::control::Control;
-use super::ordering::{ContRow, PIECE_TO};
+use super::history::{ContRow, PIECE_TO};
 use super::params::{CHECK_INTERVAL, EVAL_LIMIT, MAX_PLY};
-use super::policy_play::policy_move;
 use super::SearchShared;
 use crate::chess::{CompactBoard, KeyHistory, Move, Position};
 use crate::eval::PolicyMove;
@@ -49,7 +48,7 @@ pub struct ThreadData<'a> {
     /// Butterfly history indexed by [side to move][from][to].
     pub quiet_history: Box<[[[i32; 64]; 64]; 2]>,
     /// Continuation history: `cont_history[earlier][reply]`, both (piece, destination)
-    /// indices ([`piece_to`]).
+    /// indices ([`super::history::piece_to`]).
     pub cont_history: Box<[ContRow]>,
     /// `moved[ply]`: the (piece, destination) of the move being searched at `ply`; `None`
     /// while a null move is.
@@ -237,7 +236,7 @@ impl ThreadData<'_> {
         let moves: Vec<PolicyMove> = buf
             .children
             .iter()
-            .map(|c| policy_move(&c.mv, turn))
+            .map(|c| PolicyMove::new(&c.mv, turn))
             .collect();
         match policy.score_moves(&pos.compact(), turn == Color::White, &moves) {
             Ok(scores) => {

@@ -99,8 +99,10 @@ impl TranspositionTable {
         std::iter::repeat_with(Slot::default).take(count).collect()
     }
 
-    /// Reallocates (and clears); must not be called during a search.
+    /// Reallocates (and clears): the `Hash` option. The old slots are freed first, so that
+    /// the old and new tables never take memory at once.
     pub fn resize(&mut self, mib: usize) {
+        self.slots = Box::default();
         self.slots = Self::allocate(mib);
     }
 
@@ -216,6 +218,16 @@ mod tests {
             }
         );
         assert_eq!(tt.probe(key ^ 1, 3), None);
+    }
+
+    #[test]
+    fn resize_reallocates_and_clears() {
+        let mut tt = TranspositionTable::new(1);
+        tt.store(7, 1, 10, 3, TtBound::Exact, 0);
+        let one = tt.len();
+        tt.resize(2);
+        assert_eq!(tt.len(), 2 * one);
+        assert_eq!(tt.probe(7, 0), None);
     }
 
     #[test]

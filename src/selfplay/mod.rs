@@ -23,4 +23,4 @@ pub use game::{play_game, GameConfig, GameEnd, PlayedGame};
 pub use run::{run_datagen, DatagenArgs, DatagenSummary};
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

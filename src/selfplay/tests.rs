@@ -8,14 +8,14 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
-fn temp_dir(tag: &str) -> PathBuf {
+pub(crate) fn temp_dir(tag: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("cerise-datagen-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
 
-fn args(out: &Path, games: u32, threads: usize) -> DatagenArgs {
+pub(crate) fn args(out: &Path, games: u32, threads: usize) -> DatagenArgs {
     DatagenArgs {
         out: out.to_path_buf(),
         nodes: 300,
@@ -37,7 +37,7 @@ fn args(out: &Path, games: u32, threads: usize) -> DatagenArgs {
     }
 }
 
-fn run(a: &DatagenArgs) -> super::DatagenSummary {
+pub(crate) fn run(a: &DatagenArgs) -> super::DatagenSummary {
     run_datagen(a, Arc::new(AtomicBool::new(false))).expect("datagen runs")
 }
 
@@ -148,51 +148,5 @@ fn adjudication_ends_games_and_labels_them() {
         decisive > 0,
         "{summary}"
     );
-    std::fs::remove_dir_all(&dir).ok();
-}
-
-#[test]
-fn datagen_then_value_and_mixed_training_end_to_end() {
-    use crate::train::{train, ObjectiveKind, OptimKind, TrainConfig};
-    let dir = temp_dir("train");
-    let data = dir.join("games.self");
-    let mut a = args(&data, 10, 2);
-    a.nodes = 200;
-    run(&a);
-    for objective in [ObjectiveKind::Value, ObjectiveKind::Mixed] {
-        let out = dir.join(format!("{objective:?}"));
-        let config = TrainConfig {
-            objective,
-            preset: "narrow-as".into(),
-            train: data.clone(),
-            valid: data.clone(),
-            optimiser: OptimKind::Adam,
-            lr0: 0.001,
-            tau: 0.0,
-            batch: 64,
-            steps: 12,
-            eval_every: 6,
-            checkpoint_every: 6,
-            valid_batches: 2,
-            torch_threads: 1,
-            device: "cpu".into(),
-            out_dir: out.clone(),
-            skip_plies: 8,
-            valid_permille: 300,
-            ..TrainConfig::default()
-        };
-        let stop = AtomicBool::new(false);
-        let outcome = train(&config, false, &stop, &mut |_| {}).expect("trains");
-        assert_eq!(outcome.step, 12);
-        let row = outcome.last_row.expect("validated");
-        assert!(
-            row.valid_loss.is_finite() && row.valid_loss > 0.0,
-            "{row:?}"
-        );
-        assert!((0.0..=1.0).contains(&row.valid_accuracy), "{row:?}");
-        assert!(row.valid_mean_abs_pq > 0.0, "the error in cp is measured");
-        // The net is one the engine loads.
-        crate::net::load(&outcome.net).expect("the trained net loads");
-    }
     std::fs::remove_dir_all(&dir).ok();
 }

@@ -2,9 +2,9 @@
 //! progress (a bar on a terminal, a line every 30 s otherwise).
 
 use super::super::cli::{open_pgn, PgnInput};
-use super::engine::{EngineSpec, SearchLimit};
 use super::run::{label_candidates, LabelJob, LabelSummary};
 use super::select::{select_positions, SelectConfig};
+use super::uci_client::{EngineSpec, SearchLimit};
 use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;

@@ -17,7 +17,7 @@
 //! how many moves were played before the position. Lines come in the order they finished, not
 //! by index.
 
-use super::engine::EngineScore;
+use super::uci_client::EngineScore;
 use anyhow::{bail, ensure, Context, Result};
 use std::fmt;
 use std::fs::File;

@@ -1,9 +1,9 @@
 //! Labelling chosen positions with engine processes in parallel, appending each finished
 //! position to the labels file at once, so a kill loses at most the searches in flight.
 
-use super::engine::{EngineSpec, SearchLimit, UciEngine};
 use super::file::{Label, LabelRow, LabelsFile, LabelsHeader};
 use super::select::Candidate;
+use super::uci_client::{EngineSpec, SearchLimit, UciEngine};
 use anyhow::{bail, ensure, Context, Result};
 use crossbeam::channel::{bounded, unbounded};
 use std::collections::HashSet;

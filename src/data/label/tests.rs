@@ -2,10 +2,10 @@
 //! whose scores are known: 10 · len(FEN) + depth for the side to move, or mate in 3 when the
 //! FEN's length is a multiple of 7.
 
-use super::engine::{EngineSpec, SearchLimit};
 use super::file::{Label, LabelsFile};
 use super::run::{label_candidates, LabelJob};
 use super::select::{select_positions, Candidate, SelectConfig};
+use super::uci_client::{EngineSpec, SearchLimit};
 use crate::data::tests::temp_dir;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};

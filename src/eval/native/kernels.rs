@@ -303,36 +303,77 @@ mod tests {
         assert!(r.iter().zip(&a).all(|(r, a)| *r == a.max(0.0)));
     }
 
-    #[cfg(target_arch = "x86_64")]
+    /// The layer's sums in f64, in no particular order: what every float version
+    /// must come close to.
+    fn reference(input: &[f32], columns: &[f32], outputs: usize, bias: &[f32]) -> Vec<f64> {
+        (0..outputs)
+            .map(|j| {
+                let sum: f64 = input
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &v)| f64::from(v.max(0.0)) * f64::from(columns[i * outputs + j]))
+                    .sum();
+                sum + f64::from(bias[j])
+            })
+            .collect()
+    }
+
     #[test]
-    fn the_avx2_layer_gives_the_portable_bits() {
-        if Simd::detect() != Simd::Avx2 {
-            eprintln!("skipped: this CPU has no AVX2");
-            return;
-        }
+    fn portable_layers_compute_the_layer_with_the_same_bits_and_avx2_too_where_present() {
         for (inputs, outputs) in [(256, 32), (7, 8), (33, 64), (512, 512), (5, 40), (1030, 16)] {
             let input: Vec<f32> = (0..inputs).map(|i| ((i * 29) % 17) as f32 - 8.0).collect();
             let columns: Vec<f32> = (0..inputs * outputs)
                 .map(|i| ((i * 31) % 23) as f32 / 10.0 - 1.1)
                 .collect();
             let bias: Vec<f32> = (0..outputs).map(|j| j as f32 * 0.01).collect();
+            // The portable wide layer (the baseline's code) computes the layer…
             let mut want = vec![0f32; outputs];
             let mut odd = vec![0f32; outputs];
             relu_layer_pairs(&input, &columns, outputs, &bias, &mut want, &mut odd);
-            let mut got = vec![0f32; outputs];
-            // SAFETY: AVX2 detected above; the shapes match.
-            unsafe { relu_layer_avx2(&input, &columns, outputs, &bias, &mut got) };
-            assert_eq!(got, want, "{inputs}x{outputs}: not the same bits");
-            if outputs == 32 {
-                let mut fixed = vec![0f32; outputs];
-                relu_layer_fixed::<32>(&input, &columns, &bias, &mut fixed);
-                assert_eq!(fixed, want, "fixed 32: not the same bits");
+            for (j, (&got, exact)) in want
+                .iter()
+                .zip(reference(&input, &columns, outputs, &bias))
+                .enumerate()
+            {
+                let error = (f64::from(got) - exact).abs();
+                assert!(
+                    error < 1e-3 * exact.abs().max(1.0),
+                    "{inputs}x{outputs}[{j}]: {got} vs {exact}"
+                );
+            }
+            // …and the fixed-width one gives its bits.
+            let mut fixed = vec![0f32; outputs];
+            match outputs {
+                8 => relu_layer_fixed::<8>(&input, &columns, &bias, &mut fixed),
+                32 => relu_layer_fixed::<32>(&input, &columns, &bias, &mut fixed),
+                16 => relu_layer_fixed::<16>(&input, &columns, &bias, &mut fixed),
+                64 => relu_layer_fixed::<64>(&input, &columns, &bias, &mut fixed),
+                _ => fixed.copy_from_slice(&want),
+            }
+            assert_eq!(fixed, want, "fixed {inputs}x{outputs}: not the same bits");
+            #[cfg(target_arch = "x86_64")]
+            if Simd::detect() == Simd::Avx2 {
+                let mut got = vec![0f32; outputs];
+                // SAFETY: AVX2 detected just above; the shapes match.
+                unsafe { relu_layer_avx2(&input, &columns, outputs, &bias, &mut got) };
+                assert_eq!(got, want, "avx2 {inputs}x{outputs}: not the same bits");
             }
         }
     }
 
     #[test]
-    fn detection_names_a_set() {
-        assert!(!Simd::detect().name().is_empty());
+    fn detection_follows_the_cpu_and_names_the_set() {
+        #[cfg(target_arch = "x86_64")]
+        let has_avx2 = std::arch::is_x86_feature_detected!("avx2");
+        #[cfg(not(target_arch = "x86_64"))]
+        let has_avx2 = false;
+        let (want, name) = if has_avx2 {
+            (Simd::Avx2, "avx2")
+        } else {
+            (Simd::Baseline, "baseline")
+        };
+        assert_eq!(Simd::detect(), want);
+        assert_eq!(Simd::detect().name(), name);
+        assert_ne!(Simd::Avx2.name(), Simd::Baseline.name());
     }
 }

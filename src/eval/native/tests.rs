@@ -266,21 +266,47 @@ fn a_long_search_like_sequence_stays_within_tolerance() {
     }
 }
 
+/// FNV-1a over the bits of every score the native backend gives on [`search_like_calls`],
+/// one per shipped net: SAME BITS ON EVERY CPU (see `kernels`) made a record, so that the
+/// baseline code is checked on a CPU without AVX2 too, and each set against the other
+/// where a CPU has both.
+const RECORDED_BITS: &[(&str, u64)] = &[
+    ("cerise-narrow-as-4d5eebc5ebf8", 0xb8b2_aa01_47a4_fa68),
+    ("cerise-small-as-d95ae74c41f6", 0xddda_9e63_1bd3_cb77),
+    ("cerise-mid-as-c8f40c84a8a6", 0xc8f0_6c40_ab45_a65d),
+    ("cerise-small-8ed4031111e2", 0xcf2f_ff61_0e2a_350d),
+    ("cerise-small-ef2577c6bef3", 0xa291_f027_abd3_b1a8),
+];
+
 #[test]
-fn both_instruction_sets_give_the_same_bits() {
-    if Simd::detect() == Simd::Baseline {
-        eprintln!("skipped: this CPU has only the baseline instruction set");
-        return;
-    }
+fn the_baseline_and_every_present_instruction_set_give_the_recorded_bits() {
     let calls = search_like_calls();
+    let mut found = Vec::new();
     for (name, file) in shipped_nets() {
-        let fast = NativeEvaluator::with_simd(&file, name, Simd::detect()).unwrap();
-        let base = NativeEvaluator::with_simd(&file, name, Simd::Baseline).unwrap();
-        let (mut a, mut b) = (vec![], vec![]);
-        for (parent, kids) in &calls {
-            fast.evaluate_children(parent, kids, &mut a).unwrap();
-            base.evaluate_children(parent, kids, &mut b).unwrap();
-            assert_eq!(a, b, "{name}: the instruction sets disagree");
+        for simd in simds() {
+            let native = NativeEvaluator::with_simd(&file, name, simd).unwrap();
+            let mut hash = 0xcbf2_9ce4_8422_2325u64;
+            let mut out = vec![];
+            for (parent, kids) in &calls {
+                native.evaluate_children(parent, kids, &mut out).unwrap();
+                for score in &out {
+                    for byte in score.to_bits().to_le_bytes() {
+                        hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
+                    }
+                }
+            }
+            found.push((name, simd, hash));
         }
     }
+    let recorded: std::collections::BTreeMap<&str, u64> = RECORDED_BITS.iter().copied().collect();
+    let wrong: Vec<String> = found
+        .iter()
+        .filter(|(name, _, hash)| recorded.get(name) != Some(hash))
+        .map(|(name, simd, hash)| format!("(\"{name}\", {hash:#018x}) from {simd:?}"))
+        .collect();
+    assert!(
+        wrong.is_empty(),
+        "not the recorded bits:\n{}",
+        wrong.join("\n")
+    );
 }

@@ -6,7 +6,7 @@
 //! `PlayMode policy` asks it for the move to play.
 
 use super::EvalError;
-use crate::chess::CompactBoard;
+use crate::chess::{stm_move_squares, CompactBoard};
 use crate::net::{NetFile, NetModule, Planes, Policy, HEADS};
 use parking_lot::Mutex;
 use shakmaty::Role;
@@ -20,6 +20,18 @@ pub struct PolicyMove {
     pub from: usize,
     pub to: usize,
     pub role: Role,
+}
+
+impl PolicyMove {
+    /// `m`, played by `turn`, in the side-to-move frame the policy reads.
+    pub fn new(m: &shakmaty::Move, turn: shakmaty::Color) -> PolicyMove {
+        let (from, to) = stm_move_squares(m, turn);
+        PolicyMove {
+            from: usize::from(from),
+            to: usize::from(to),
+            role: m.role(),
+        }
+    }
 }
 
 pub struct MovePolicy {
@@ -80,5 +92,30 @@ impl MovePolicy {
             .iter()
             .map(|m| heads[0][m.from] + heads[m.role as usize][m.to])
             .collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chess::Position;
+    use shakmaty::Color;
+
+    #[test]
+    fn moves_are_put_in_the_side_to_move_frame() {
+        let fen = |turn| format!("r3k2r/8/8/8/8/8/8/R3K2R {turn} KQkq - 0 1");
+        let white = Position::from_fen(&fen("w")).unwrap();
+        let castle = white.parse_uci_move("e1g1").expect("short castle");
+        let p = PolicyMove::new(&castle, Color::White);
+        assert_eq!((p.from, p.to, p.role), (4, 6, Role::King));
+        let black = Position::from_fen(&fen("b")).unwrap();
+        // Black's long castle e8 → c8 is, mirrored, e1 → c1.
+        let castle = black.parse_uci_move("e8c8").unwrap();
+        let p = PolicyMove::new(&castle, Color::Black);
+        assert_eq!((p.from, p.to), (4, 2));
+        // a8a7 → a1a2 mirrored.
+        let push = black.parse_uci_move("a8a7").unwrap();
+        let p = PolicyMove::new(&push, Color::Black);
+        assert_eq!((p.from, p.to, p.role), (0, 8, Role::Rook));
     }
 }
