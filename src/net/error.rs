@@ -28,7 +28,7 @@ pub enum NetError {
         supported: u32,
     },
     #[error(
-        "{origin} has architecture `{found}`, this engine runs `mlp`, `mlp-antisym`, `cnn` and `convchess-policy`; use a matching engine"
+        "{origin} has architecture `{found}`, this engine runs `mlp`, `mlp-antisym`, `cnn`, `convchess-policy` and `rbf-fm`; use a matching engine"
     )]
     UnknownArch { origin: String, found: String },
     #[error("{origin} has invalid metadata `{key}` = {value:?}: {reason}")]
@@ -86,6 +86,10 @@ pub enum NetError {
     Torch { context: String, message: String },
     #[error("the net evaluator thread stopped before it finished loading: {0}")]
     ThreadFailed(String),
+    #[error(transparent)]
+    Rbf(#[from] super::rbf::RbfError),
+    #[error("{origin} is an RBF net (arch `{family}`, from `cerise train-rbf`); this command reads tensor nets (mlp, cnn, convchess-policy); use it as EvalFile, where every family opens")]
+    RbfNotTensors { origin: String, family: String },
 }
 
 impl NetError {

@@ -1,6 +1,7 @@
 //! Each model definition, once, shared by engine and trainer, and the safetensors file format
 //! that holds any of them (the `arch` metadata names the family; see [`family`]).
 
+pub mod any;
 pub mod cnn;
 pub mod device;
 pub mod error;
@@ -15,6 +16,7 @@ pub mod presets;
 pub mod rbf;
 pub mod sparse;
 
+pub use any::{load_any, load_any_bytes, AnyNet};
 pub use cnn::{Cnn, CnnArch, FcAct, CNN_PRESETS};
 pub use device::DeviceChoice;
 pub use error::NetError;
