@@ -5,7 +5,7 @@
 
 use crate::chess::{KeyHistory, Position};
 use crate::engine::describe_evaluator;
-use crate::eval::{Backend, BatchStats, EvalCache, Evaluator, MovePolicy};
+use crate::eval::{Backend, BatchStats, CachedEvaluator, Evaluator, MovePolicy};
 use crate::search::{self, Limits, RootState, SearchConfig, SearchShared, TranspositionTable};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -191,8 +191,7 @@ pub fn run(
     let positions = positions()?;
     let shared = SearchShared {
         tt: Arc::new(TranspositionTable::new(config.hash_mib)),
-        eval,
-        cache: Arc::new(EvalCache::new(config.cache_entries)),
+        eval: Arc::new(CachedEvaluator::new(eval, config.cache_entries)),
         policy: config.policy.clone(),
     };
     let search_config = SearchConfig {
@@ -211,7 +210,7 @@ pub fn run(
     let batches_before = shared.eval.batch_stats();
     for (i, position) in positions.into_iter().enumerate() {
         shared.tt.clear();
-        shared.cache.clear();
+        shared.eval.clear();
         let fen = position.fen();
         let root = RootState {
             position,
@@ -226,7 +225,7 @@ pub fn run(
         summary.elapsed += started.elapsed();
         summary.nodes += result.nodes;
         // The cache counters restart at each clear, so collect them per position.
-        let (hits, probes) = shared.cache.stats();
+        let (hits, probes) = shared.eval.stats();
         summary.cache_hits += hits;
         summary.cache_probes += probes;
         progress(&format!(
@@ -303,9 +302,12 @@ mod tests {
             backend: Backend::Native,
             ..Default::default()
         };
-        let eval =
-            crate::engine::load_evaluator_with("<embedded>", crate::net::DeviceChoice::Cpu, config)
-                .unwrap();
+        let eval = crate::eval::open(
+            &crate::eval::EvalSpec::Embedded,
+            crate::net::DeviceChoice::Cpu,
+            config,
+        )
+        .unwrap();
         let config = BenchConfig::for_evaluator(eval.as_ref(), None, None);
         assert_eq!(config.depth, NET_DEFAULT_DEPTH);
         let summary = run(&config, eval, &mut |_| {}).unwrap();

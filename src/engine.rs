@@ -3,20 +3,19 @@
 //! The façade knows nothing of UCI text: it takes parsed commands and returns values or
 //! `Err(String)` messages, and search events go out on the channel given to [`Engine::new`].
 
-pub mod evaluators;
 pub mod options;
 
 use crate::chess::{perft, ChessError, KeyHistory, Position};
-use crate::eval::{EvalCache, EvalInfo, Evaluator, MovePolicy, NetEvaluatorConfig, Precision};
+use crate::eval::{
+    CachedEvaluator, EvalInfo, EvalSpec, Evaluator, MovePolicy, NetEvaluatorConfig, Precision,
+};
 use crate::search::TranspositionTable;
 use crate::search::{
     self, Limits, RootState, SearchConfig, SearchEvent, SearchHandle, SearchShared,
 };
 use crossbeam::channel::Sender;
-use options::{parse_change, OptionChange, Options, PlayMode, EVAL_FAKE, EVAL_MATERIAL};
+use options::{parse_change, OptionChange, Options, PlayMode};
 use std::sync::Arc;
-
-pub use evaluators::{load_evaluator, load_evaluator_with};
 
 /// Entries of the evaluation cache (8 bytes each).
 pub const EVAL_CACHE_ENTRIES: usize = 1 << 20;
@@ -26,8 +25,8 @@ pub const MAX_PERFT_DEPTH: u32 = 10;
 pub struct Engine {
     root: RootState,
     tt: Arc<TranspositionTable>,
-    eval: Arc<dyn Evaluator>,
-    cache: Arc<EvalCache>,
+    /// The evaluator behind the evaluation cache.
+    eval: Arc<CachedEvaluator>,
     options: Options,
     search: Option<SearchHandle>,
     events: Sender<SearchEvent>,
@@ -59,14 +58,6 @@ pub fn root_from_spec(spec: &PositionSpec) -> Result<RootState, ChessError> {
         position = position.play(&mv);
     }
     Ok(RootState { position, history })
-}
-
-/// `<material>` and `<fake>` (and their bare names) take no net settings.
-fn is_builtin(spec: &str) -> bool {
-    let spec = spec.trim();
-    [EVAL_MATERIAL, EVAL_FAKE, "material", "fake"]
-        .iter()
-        .any(|b| spec.eq_ignore_ascii_case(b))
 }
 
 /// The batching settings a net evaluator takes from the options.
@@ -117,12 +108,12 @@ impl Engine {
     pub fn new(events: Sender<SearchEvent>) -> Self {
         let mut options = Options::default();
         let (eval, startup_error) =
-            match load_evaluator_with(&options.eval_file, options.device, net_config(&options)) {
+            match crate::eval::open(&options.eval_file, options.device, net_config(&options)) {
                 Ok(eval) => (eval, None),
                 // Unreachable for a sound build (a test loads the embedded net), but an
                 // engine that answers with material beats one that cannot start at all.
                 Err(e) => {
-                    options.eval_file = EVAL_MATERIAL.to_string();
+                    options.eval_file = EvalSpec::Material;
                     let eval: Arc<dyn Evaluator> = Arc::new(crate::eval::MaterialEvaluator);
                     (eval, Some(format!("{e}; using material instead")))
                 }
@@ -133,8 +124,7 @@ impl Engine {
                 history: KeyHistory::new(),
             },
             tt: Arc::new(TranspositionTable::new(options.hash_mib)),
-            eval,
-            cache: Arc::new(EvalCache::new(EVAL_CACHE_ENTRIES)),
+            eval: Arc::new(CachedEvaluator::new(eval, EVAL_CACHE_ENTRIES)),
             options,
             search: None,
             events,
@@ -160,7 +150,7 @@ impl Engine {
 
     /// Non-blocking.
     pub fn evaluator(&self) -> Arc<dyn Evaluator> {
-        self.eval.clone()
+        self.eval.inner().clone()
     }
 
     /// Non-blocking: true while a search started by `go` has not finished.
@@ -204,7 +194,7 @@ impl Engine {
             self.search = Some(crate::search::greedy_play::start(
                 self.root.clone(),
                 limits,
-                self.eval.clone(),
+                self.eval.inner().clone(),
                 self.events.clone(),
             ));
             return Ok(());
@@ -254,7 +244,7 @@ impl Engine {
     pub fn new_game(&mut self) {
         self.stop_and_wait();
         self.tt.clear();
-        self.cache.clear();
+        self.eval.clear();
         self.root = RootState {
             position: Position::startpos(),
             history: KeyHistory::new(),
@@ -332,7 +322,7 @@ impl Engine {
     /// ignores the net settings, so changing them only records the value).
     fn apply_evaluator_options(&mut self, options: Options) -> Result<Option<String>, String> {
         let old = &self.options;
-        let is_net = !is_builtin(&options.eval_file);
+        let is_net = !options.eval_file.is_builtin();
         let reload = options.eval_file != old.eval_file
             || options.device != old.device
             || (is_net
@@ -348,11 +338,11 @@ impl Engine {
     }
 
     fn replace_evaluator(&mut self, options: &Options) -> Result<(), String> {
-        let eval = load_evaluator_with(&options.eval_file, options.device, net_config(options))
+        let eval = crate::eval::open(&options.eval_file, options.device, net_config(options))
             .map_err(|e| format!("{e}; still using {}", self.eval.info().name))?;
-        self.eval = eval;
-        // Scores from the previous evaluator must not leak into the new one's searches.
-        self.cache.clear();
+        // A new cache: scores from the previous evaluator must not leak into the new one's
+        // searches.
+        self.eval = Arc::new(CachedEvaluator::new(eval, EVAL_CACHE_ENTRIES));
         self.tt.clear();
         Ok(())
     }
@@ -439,7 +429,6 @@ impl Engine {
         SearchShared {
             tt: self.tt.clone(),
             eval: self.eval.clone(),
-            cache: self.cache.clone(),
             policy: self.policy.clone(),
         }
     }
@@ -530,14 +519,14 @@ mod tests {
         assert!(engine
             .set_option("EvalFile", "/no/such/net.safetensors")
             .is_err());
-        assert_eq!(engine.options().eval_file, "<embedded>");
+        assert_eq!(engine.options().eval_file, EvalSpec::Embedded);
         assert!(engine
             .evaluator()
             .info()
             .name
             .contains(crate::eval::embedded::NAME));
         engine.set_option("evalfile", "<fake>").unwrap();
-        assert_eq!(engine.options().eval_file, "<fake>");
+        assert_eq!(engine.options().eval_file, EvalSpec::Fake);
         assert!(engine.set_option("Hash", "65537").is_err());
         assert_eq!(engine.options().hash_mib, 64);
         engine.set_option("Hash", "2").unwrap();

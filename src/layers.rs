@@ -31,13 +31,13 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("data", &["chess", "net", "features"]),
     // Runs what it trained through the evaluators, where all inference runs.
     ("train", &["chess", "net", "eval", "data", "features"]),
-    // Runs a net (loaded as `EvalFile` values are) over training data.
-    ("harden", &["chess", "net", "eval", "engine", "data"]),
+    // Runs a net (opened as `EvalFile` values are, by `eval::open`) over training data.
+    ("harden", &["chess", "net", "eval", "data"]),
     // Plays games with the search; records the search signature `bench` declares.
     (
         "selfplay",
         &[
-            "chess", "net", "eval", "search", "engine", "bench", "data", "features",
+            "chess", "net", "eval", "search", "bench", "data", "features",
         ],
     ),
 ];

@@ -2,7 +2,7 @@
 //! new value. A front end declares them from [`OptionId::kind`] (the UCI layer turns that
 //! into `option name ...` lines) and hands values over as text to [`parse_change`].
 
-use crate::eval::{Backend, Encoder, Precision};
+use crate::eval::{Backend, Encoder, EvalSpec, Precision};
 use crate::net::device::DeviceChoice;
 use std::time::Duration;
 
@@ -11,10 +11,7 @@ pub const HASH_MAX: usize = 65536;
 pub const THREADS_MAX: usize = 256;
 pub const MOVE_OVERHEAD_DEFAULT: u64 = 30;
 pub const MOVE_OVERHEAD_MAX: u64 = 5000;
-pub const EVAL_MATERIAL: &str = "<material>";
-pub const EVAL_FAKE: &str = "<fake>";
-/// The net compiled into the binary (`crate::eval::embedded`), the default.
-pub const EVAL_EMBEDDED: &str = "<embedded>";
+use crate::eval::open::EVAL_EMBEDDED;
 pub const MAX_BATCH_DEFAULT: usize = 1024;
 /// How UCI GUIs show an empty string option; `Policy` takes it to mean "no policy".
 pub const EMPTY: &str = "<empty>";
@@ -27,7 +24,7 @@ pub struct Options {
     pub threads: usize,
     pub move_overhead: Duration,
     /// `<embedded>`, `<material>`, `<fake>` or a path to a .safetensors net.
-    pub eval_file: String,
+    pub eval_file: EvalSpec,
     pub device: DeviceChoice,
     pub ponder: bool,
     /// Largest forward pass of a net evaluator.
@@ -74,7 +71,7 @@ impl Default for Options {
             hash_mib: HASH_DEFAULT,
             threads: 1,
             move_overhead: Duration::from_millis(MOVE_OVERHEAD_DEFAULT),
-            eval_file: EVAL_EMBEDDED.to_string(),
+            eval_file: EvalSpec::Embedded,
             device: DeviceChoice::Auto,
             ponder: false,
             max_batch: MAX_BATCH_DEFAULT,
@@ -113,7 +110,7 @@ pub enum OptionChange {
     Hash(usize),
     Threads(usize),
     MoveOverhead(Duration),
-    EvalFile(String),
+    EvalFile(EvalSpec),
     Device(DeviceChoice),
     Ponder(bool),
     MaxBatch(usize),
@@ -292,17 +289,7 @@ pub fn parse_change(name: &str, value: &str) -> Result<OptionChange, String> {
         OptionId::MoveOverhead => Ok(OptionChange::MoveOverhead(Duration::from_millis(spin(
             id, value,
         )?))),
-        OptionId::EvalFile => {
-            let value = value.trim();
-            if value.is_empty() {
-                Err(format!(
-                    "EvalFile needs a value: {EVAL_EMBEDDED}, {EVAL_MATERIAL}, {EVAL_FAKE} or \
-                     the path of a .safetensors net"
-                ))
-            } else {
-                Ok(OptionChange::EvalFile(value.to_string()))
-            }
-        }
+        OptionId::EvalFile => value.parse::<EvalSpec>().map(OptionChange::EvalFile),
         OptionId::Device => value
             .parse::<DeviceChoice>()
             .map(OptionChange::Device)
@@ -386,7 +373,9 @@ mod tests {
         );
         assert_eq!(
             parse_change("EvalFile", "nets/a b.safetensors"),
-            Ok(OptionChange::EvalFile("nets/a b.safetensors".into()))
+            Ok(OptionChange::EvalFile(EvalSpec::File(
+                "nets/a b.safetensors".into()
+            )))
         );
     }
 

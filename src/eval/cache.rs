@@ -1,6 +1,10 @@
-//! A shared, lock-free evaluation cache keyed by Zobrist key.
+//! A shared, lock-free evaluation cache keyed by Zobrist key, and [`CachedEvaluator`], the
+//! wrapper that puts it in front of any evaluator (as lc0's backends compose).
 
+use super::{BatchStats, EvalError, EvalInfo, Evaluator, SearcherGuard};
+use crate::chess::{CompactBoard, Position};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 /// Fixed-size, direct-mapped; each slot packs the key's upper 32 bits with the f32 score in
 /// one `AtomicU64`, so a torn read cannot pair one position's key with another's score.
@@ -72,6 +76,160 @@ impl EvalCache {
             self.hits.load(Ordering::Relaxed),
             self.probes.load(Ordering::Relaxed),
         )
+    }
+}
+
+/// Any evaluator behind an [`EvalCache`]. The search scores children through
+/// [`CachedEvaluator::score_children`], which asks the evaluator only for the positions the
+/// cache does not know, in one call. Its [`Evaluator`] methods pass through uncached: a
+/// bare board carries no Zobrist key to look up.
+pub struct CachedEvaluator {
+    inner: Arc<dyn Evaluator>,
+    cache: EvalCache,
+}
+
+/// One search thread's buffers for [`CachedEvaluator`], kept so that their capacity is reused.
+#[derive(Default)]
+pub struct CacheScratch {
+    boards: Vec<CompactBoard>,
+    /// The index in `out` and the key of each board in `boards`.
+    misses: Vec<(usize, u64)>,
+    scores: Vec<f32>,
+}
+
+impl CachedEvaluator {
+    /// `entries` (8 bytes each) is rounded up to a power of two.
+    pub fn new(inner: Arc<dyn Evaluator>, entries: usize) -> Self {
+        CachedEvaluator {
+            inner,
+            cache: EvalCache::new(entries),
+        }
+    }
+
+    pub fn inner(&self) -> &Arc<dyn Evaluator> {
+        &self.inner
+    }
+
+    /// Forgets every score, e.g. for a new game, so that a search does not depend on what
+    /// ran before it.
+    pub fn clear(&self) {
+        self.cache.clear();
+    }
+
+    /// (hits, probes) since the last [`CachedEvaluator::clear`].
+    pub fn stats(&self) -> (u64, u64) {
+        self.cache.stats()
+    }
+
+    /// Replaces `out` with one score per child of `parent` (each one legal move away from
+    /// it), in order: the cache's where it has one, the rest from one
+    /// [`Evaluator::evaluate_children`] call, which are then cached.
+    pub fn score_children<'p>(
+        &self,
+        parent: &Position,
+        children: impl Iterator<Item = &'p Position>,
+        scratch: &mut CacheScratch,
+        out: &mut Vec<f32>,
+    ) -> Result<(), EvalError> {
+        out.clear();
+        scratch.boards.clear();
+        scratch.misses.clear();
+        for child in children {
+            match self.cache.get(child.key()) {
+                Some(score) => out.push(score),
+                None => {
+                    scratch.misses.push((out.len(), child.key()));
+                    scratch.boards.push(child.compact());
+                    out.push(0.0);
+                }
+            }
+        }
+        if scratch.boards.is_empty() {
+            return Ok(());
+        }
+        self.evaluate_misses(parent, scratch)?;
+        for (&(i, key), &score) in scratch.misses.iter().zip(&scratch.scores) {
+            self.cache.put(key, score);
+            out[i] = score;
+        }
+        Ok(())
+    }
+
+    /// As [`CachedEvaluator::score_children`] for the one child `child` (a move or a null
+    /// move from `parent`). `ready` is asked before the evaluator is (the search looks at
+    /// its clock there, not on a cache hit); `Ok(None)` when it says no.
+    pub fn score_child(
+        &self,
+        parent: &Position,
+        child: &Position,
+        scratch: &mut CacheScratch,
+        ready: impl FnOnce() -> bool,
+    ) -> Result<Option<f32>, EvalError> {
+        if let Some(score) = self.cache.get(child.key()) {
+            return Ok(Some(score));
+        }
+        if !ready() {
+            return Ok(None);
+        }
+        scratch.boards.clear();
+        scratch.boards.push(child.compact());
+        self.evaluate_misses(parent, scratch)?;
+        let score = scratch.scores[0];
+        self.cache.put(child.key(), score);
+        Ok(Some(score))
+    }
+
+    /// Scores `scratch.boards` into `scratch.scores`, checking the count.
+    fn evaluate_misses(
+        &self,
+        parent: &Position,
+        scratch: &mut CacheScratch,
+    ) -> Result<(), EvalError> {
+        self.inner
+            .evaluate_children(&parent.compact(), &scratch.boards, &mut scratch.scores)?;
+        if scratch.scores.len() != scratch.boards.len() {
+            return Err(EvalError::Inference(format!(
+                "the evaluator returned {} scores for {} positions",
+                scratch.scores.len(),
+                scratch.boards.len()
+            )));
+        }
+        Ok(())
+    }
+}
+
+impl Evaluator for CachedEvaluator {
+    fn evaluate(&self, boards: &[CompactBoard], out: &mut Vec<f32>) -> Result<(), EvalError> {
+        self.inner.evaluate(boards, out)
+    }
+
+    fn evaluate_children(
+        &self,
+        parent: &CompactBoard,
+        children: &[CompactBoard],
+        out: &mut Vec<f32>,
+    ) -> Result<(), EvalError> {
+        self.inner.evaluate_children(parent, children, out)
+    }
+
+    fn info(&self) -> EvalInfo {
+        self.inner.info()
+    }
+
+    fn is_zero_sum(&self) -> bool {
+        self.inner.is_zero_sum()
+    }
+
+    fn breakdown(&self, board: &CompactBoard) -> Result<Vec<(String, f32)>, EvalError> {
+        self.inner.breakdown(board)
+    }
+
+    fn register_searcher(&self) -> SearcherGuard {
+        self.inner.register_searcher()
+    }
+
+    fn batch_stats(&self) -> Option<BatchStats> {
+        self.inner.batch_stats()
     }
 }
 
@@ -156,5 +314,73 @@ mod tests {
         for t in threads {
             t.join().expect("cache thread panicked");
         }
+    }
+
+    /// Counts the boards it is asked to score; scores are the fake evaluator's.
+    struct Counting(std::sync::atomic::AtomicUsize);
+
+    impl Evaluator for Counting {
+        fn evaluate(&self, boards: &[CompactBoard], out: &mut Vec<f32>) -> Result<(), EvalError> {
+            self.0.fetch_add(boards.len(), Ordering::Relaxed);
+            out.clear();
+            out.extend(boards.iter().map(crate::eval::FakeEvaluator::score));
+            Ok(())
+        }
+
+        fn info(&self) -> EvalInfo {
+            EvalInfo {
+                name: "counting".into(),
+                device: "cpu".into(),
+                max_batch: usize::MAX,
+                backend: None,
+            }
+        }
+    }
+
+    #[test]
+    fn the_wrapper_asks_only_for_what_the_cache_lacks_and_gives_the_same_scores() {
+        let counting = Arc::new(Counting(std::sync::atomic::AtomicUsize::new(0)));
+        let cached = CachedEvaluator::new(counting.clone(), 1 << 12);
+        let parent = Position::startpos();
+        let children: Vec<Position> = parent
+            .legal_moves()
+            .iter()
+            .map(|m| parent.play(m))
+            .collect();
+        let expected: Vec<f32> = children
+            .iter()
+            .map(|c| crate::eval::FakeEvaluator::score(&c.compact()))
+            .collect();
+        let (mut scratch, mut out) = (CacheScratch::default(), Vec::new());
+        cached
+            .score_children(&parent, children[..5].iter(), &mut scratch, &mut out)
+            .unwrap();
+        assert_eq!(out, expected[..5]);
+        assert_eq!(counting.0.load(Ordering::Relaxed), 5);
+        cached
+            .score_children(&parent, children.iter(), &mut scratch, &mut out)
+            .unwrap();
+        assert_eq!(out, expected, "hits and misses in the children's order");
+        assert_eq!(
+            counting.0.load(Ordering::Relaxed),
+            20,
+            "15 new positions asked for"
+        );
+        assert_eq!(cached.stats(), (5, 25));
+        // One child: a hit needs no readiness; a miss asks first.
+        let hit = cached.score_child(&parent, &children[0], &mut scratch, || panic!("asked"));
+        assert_eq!(hit.unwrap(), Some(expected[0]));
+        let grandchild = children[0].play(&children[0].legal_moves()[0]);
+        let refused = cached.score_child(&children[0], &grandchild, &mut scratch, || false);
+        assert_eq!(refused.unwrap(), None);
+        let scored = cached.score_child(&children[0], &grandchild, &mut scratch, || true);
+        assert_eq!(
+            scored.unwrap(),
+            Some(crate::eval::FakeEvaluator::score(&grandchild.compact()))
+        );
+        assert_eq!(counting.0.load(Ordering::Relaxed), 21);
+        cached.clear();
+        assert_eq!(cached.stats(), (0, 0));
+        assert_eq!(cached.info().name, "counting");
     }
 }

@@ -1,9 +1,19 @@
 //! Evaluation: the only place inference runs. Search sees only the [`Evaluator`] trait.
 //!
 //! One folder per backend that runs a net file: `torch/` (libtorch: the reference, the
-//! trainer's model code, CUDA) and `native/` (incremental CPU code, inline in each search
-//! thread). Beside them the built-in evaluators (`material`, `fake`), the embedded net, the
-//! evaluation cache, the thread policy for libtorch and the throughput tool.
+//! trainer's model code, CUDA), `native/` (incremental CPU code, inline in each search
+//! thread) and `rbf/`. Beside them the built-in evaluators (`material`, `fake`), the
+//! embedded net, the evaluation cache, the thread policy for libtorch and the throughput
+//! tool.
+//!
+//! The route of an `EvalFile` value (the UCI option, or `--eval` of bench, datagen and
+//! harden) to a running evaluator:
+//! 1. [`EvalSpec`] parses the text once: `<embedded>`, `<material>`, `<fake>` or a path.
+//! 2. [`open()`] reads a file with [`crate::net::load_any`], which knows every family.
+//! 3. The backend is `Backend` resolved on the device, except that `auto` runs a net that is
+//!    not an MLP on libtorch.
+//! 4. That backend's folder builds the evaluator.
+//! 5. The engine (or bench, or datagen) puts it behind [`CachedEvaluator`] for the search.
 
 pub mod agreement;
 pub mod backend;
@@ -12,6 +22,7 @@ pub mod embedded;
 pub mod fake;
 pub mod material;
 pub mod native;
+pub mod open;
 pub mod policy;
 pub mod rbf;
 pub mod searcher;
@@ -20,10 +31,11 @@ pub mod throughput;
 pub mod torch;
 
 pub use backend::Backend;
-pub use cache::EvalCache;
+pub use cache::{CacheScratch, CachedEvaluator, EvalCache};
 pub use fake::FakeEvaluator;
 pub use material::MaterialEvaluator;
 pub use native::NativeEvaluator;
+pub use open::{open, EvalSpec};
 pub use policy::{MovePolicy, PolicyMove};
 pub use rbf::RbfEvaluator;
 pub use searcher::{BatchStats, SearcherGuard};

@@ -20,7 +20,6 @@ use crate::chess::compact::position_of;
 use crate::chess::CompactBoard;
 use crate::data::rng::SplitMix64;
 use crate::data::{Triplet, TripletReader, TripletWriter};
-use crate::engine::evaluators::load_evaluator;
 use crate::eval::Evaluator;
 use crate::net::device::DeviceChoice;
 use anyhow::{bail, Context, Result};
@@ -163,7 +162,7 @@ pub fn run_harden_cli(args: &HardenArgs) -> Result<HardenCounts> {
         bail!("--out is --input; write the hardened file somewhere else");
     }
     let mut reader = TripletReader::open(&args.input)?;
-    let eval = load_evaluator(&args.eval, DeviceChoice::Cpu)
+    let eval = crate::eval::open::open_text(&args.eval, DeviceChoice::Cpu, Default::default())
         .map_err(|e| anyhow::anyhow!("--eval {}: {e}", args.eval))?;
     let info = eval.info();
     let mut header = reader.header().clone();

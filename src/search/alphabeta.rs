@@ -17,6 +17,7 @@ use super::score::{mated_in, DRAW, INFINITY, MATE_BOUND};
 use super::thread::{Child, ThreadData};
 use super::tt::{find_move, pack_move, TtBound};
 use crate::chess::{Color, Move, Position};
+use crate::eval::Evaluator as _;
 
 /// Draws visible without generating moves: repetition and insufficient material.
 pub fn is_quick_draw(td: &ThreadData, pos: &Position) -> bool {

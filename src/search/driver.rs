@@ -11,6 +11,7 @@ use super::thread::ThreadData;
 use super::time::{budget, Clock};
 use super::{play_first_move, Limits, RootState, SearchConfig, SearchHandle, SearchShared};
 use crate::chess::{Move, Position};
+use crate::eval::Evaluator as _;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 

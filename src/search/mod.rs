@@ -32,7 +32,7 @@ pub use tt::TranspositionTable;
 pub use driver::{search_blocking, start};
 
 use crate::chess::{KeyHistory, Position};
-use crate::eval::{EvalCache, Evaluator, MovePolicy};
+use crate::eval::{CachedEvaluator, MovePolicy};
 use control::Control;
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -42,8 +42,8 @@ use std::time::Duration;
 #[derive(Clone)]
 pub struct SearchShared {
     pub tt: Arc<TranspositionTable>,
-    pub eval: Arc<dyn Evaluator>,
-    pub cache: Arc<EvalCache>,
+    /// The evaluator behind its cache: the search asks only for positions the cache lacks.
+    pub eval: Arc<CachedEvaluator>,
     /// A move policy (the `Policy` option) that orders the quiet moves of nodes at least
     /// [`params::POLICY_MIN_DEPTH`] deep; `None` leaves ordering to history and the net.
     pub policy: Option<Arc<MovePolicy>>,

@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::chess::{CompactBoard, Position};
-use crate::eval::{EvalError, EvalInfo, FakeEvaluator, MaterialEvaluator};
+use crate::eval::{EvalError, EvalInfo, Evaluator, FakeEvaluator, MaterialEvaluator};
 use crossbeam::channel::{unbounded, Receiver};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
@@ -11,8 +11,7 @@ use std::time::Instant;
 fn shared_with(eval: Arc<dyn Evaluator>) -> SearchShared {
     SearchShared {
         tt: Arc::new(TranspositionTable::new(8)),
-        eval,
-        cache: Arc::new(EvalCache::new(1 << 16)),
+        eval: Arc::new(CachedEvaluator::new(eval, 1 << 16)),
         policy: None,
     }
 }

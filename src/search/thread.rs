@@ -5,8 +5,8 @@ use super::control::Control;
 use super::history::{ContRow, PIECE_TO};
 use super::params::{CHECK_INTERVAL, EVAL_LIMIT, MAX_PLY};
 use super::SearchShared;
-use crate::chess::{CompactBoard, KeyHistory, Move, Position};
-use crate::eval::PolicyMove;
+use crate::chess::{KeyHistory, Move, Position};
+use crate::eval::{CacheScratch, PolicyMove};
 use shakmaty::Color;
 
 /// A child position with its static eval from the child's side to move.
@@ -53,8 +53,7 @@ pub struct ThreadData<'a> {
     /// `moved[ply]`: the (piece, destination) of the move being searched at `ply`; `None`
     /// while a null move is.
     pub moved: Vec<Option<usize>>,
-    boards: Vec<CompactBoard>,
-    misses: Vec<usize>,
+    eval_scratch: CacheScratch,
     scores: Vec<f32>,
     /// Set once the search must unwind; every node then returns at once.
     pub aborted: bool,
@@ -93,8 +92,7 @@ impl<'a> ThreadData<'a> {
             quiet_history: Box::new([[[0; 64]; 64]; 2]),
             cont_history: vec![[0; PIECE_TO]; PIECE_TO].into_boxed_slice(),
             moved: vec![None; MAX_PLY + 1],
-            boards: Vec::with_capacity(256),
-            misses: Vec::with_capacity(256),
+            eval_scratch: CacheScratch::default(),
             scores: Vec::with_capacity(256),
             aborted: false,
         }
@@ -175,49 +173,24 @@ impl<'a> ThreadData<'a> {
     /// [`ThreadData::expand`] without the look at the limits first.
     pub fn expand_unpolled(&mut self, pos: &Position, moves: &[Move], buf: &mut PlyBuf) -> bool {
         buf.children.clear();
-        self.boards.clear();
-        self.misses.clear();
-        for m in moves {
-            let child = pos.play(m);
-            let eval = match self.shared.cache.get(child.key()) {
-                Some(score) => to_centipawns(score),
-                None => {
-                    self.misses.push(buf.children.len());
-                    self.boards.push(child.compact());
-                    0
-                }
-            };
-            buf.children.push(Child {
-                mv: *m,
-                pos: child,
-                eval,
-            });
-        }
+        buf.children.extend(moves.iter().map(|m| Child {
+            mv: *m,
+            pos: pos.play(m),
+            eval: 0,
+        }));
         self.count_nodes(moves.len() as u64);
-        if self.boards.is_empty() {
-            return true;
-        }
-        let result =
-            self.shared
-                .eval
-                .evaluate_children(&pos.compact(), &self.boards, &mut self.scores);
-        let failure = match result {
-            Ok(()) if self.scores.len() == self.boards.len() => None,
-            Ok(()) => Some(format!(
-                "the evaluator returned {} scores for {} positions",
-                self.scores.len(),
-                self.boards.len()
-            )),
-            Err(e) => Some(e.to_string()),
-        };
-        if let Some(message) = failure {
-            self.control.fail(message);
+        let result = self.shared.eval.score_children(
+            pos,
+            buf.children.iter().map(|c| &c.pos),
+            &mut self.eval_scratch,
+            &mut self.scores,
+        );
+        if let Err(e) = result {
+            self.control.fail(e.to_string());
             self.aborted = true;
             return false;
         }
-        for (&i, &score) in self.misses.iter().zip(&self.scores) {
-            let child = &mut buf.children[i];
-            self.shared.cache.put(child.pos.key(), score);
+        for (child, &score) in buf.children.iter_mut().zip(&self.scores) {
             child.eval = to_centipawns(score);
         }
         true
@@ -254,31 +227,16 @@ impl ThreadData<'_> {
     /// The static eval of `child` (one move, or a null move, from `parent`), through the
     /// cache; `None` if the search must stop.
     pub fn eval_one(&mut self, parent: &Position, child: &Position) -> Option<i32> {
-        if let Some(score) = self.shared.cache.get(child.key()) {
-            return Some(to_centipawns(score));
-        }
-        self.poll_limits();
-        if self.aborted {
-            return None;
-        }
-        let board = [child.compact()];
-        let result =
-            self.shared
-                .eval
-                .evaluate_children(&parent.compact(), &board, &mut self.scores);
+        let shared = self.shared;
+        // Taken out so that the readiness check may borrow the thread data.
+        let mut scratch = std::mem::take(&mut self.eval_scratch);
+        let result = shared.eval.score_child(parent, child, &mut scratch, || {
+            self.poll_limits();
+            !self.aborted
+        });
+        self.eval_scratch = scratch;
         match result {
-            Ok(()) if self.scores.len() == 1 => {
-                self.shared.cache.put(child.key(), self.scores[0]);
-                Some(to_centipawns(self.scores[0]))
-            }
-            Ok(()) => {
-                self.control.fail(format!(
-                    "the evaluator returned {} scores for 1 position",
-                    self.scores.len()
-                ));
-                self.aborted = true;
-                None
-            }
+            Ok(score) => score.map(to_centipawns),
             Err(e) => {
                 self.control.fail(e.to_string());
                 self.aborted = true;

@@ -6,7 +6,7 @@ use super::opening::{start_position, Book};
 use crate::chess::{KeyHistory, Position};
 use crate::data::rng::SplitMix64;
 use crate::data::selfplay::{Outcome, SelfPlayRecord};
-use crate::eval::{EvalCache, Evaluator};
+use crate::eval::{CachedEvaluator, Evaluator};
 use crate::search::{
     self, Limits, RootState, Score, SearchConfig, SearchShared, TranspositionTable,
 };
@@ -81,8 +81,7 @@ impl Player {
         Player {
             shared: SearchShared {
                 tt: Arc::new(TranspositionTable::new(hash_mib)),
-                eval,
-                cache: Arc::new(EvalCache::new(1 << 16)),
+                eval: Arc::new(CachedEvaluator::new(eval, 1 << 16)),
                 policy: None,
             },
         }
@@ -90,7 +89,7 @@ impl Player {
 
     fn clear(&self) {
         self.shared.tt.clear();
-        self.shared.cache.clear();
+        self.shared.eval.clear();
     }
 
     /// The search's best move of `pos` and its score for the side to move, in the search's

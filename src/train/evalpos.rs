@@ -10,15 +10,15 @@
 //! position is an endgame when the non-pawn material of both sides together (N = B = 3,
 //! R = 5, Q = 9; 62 at the start) is at most 26, and a middlegame otherwise.
 
-use super::model::{tensor_to_vec, TrainNet};
 use super::winloss::{target, WinLossStats};
 use crate::data::positions::{LabelledPosition, PositionReader};
-use crate::net::{DeviceChoice, NetModule, Planes};
+use crate::eval::torch::TrueColourCnn;
+use crate::eval::{Backend, Evaluator, NetEvaluator, NetEvaluatorConfig, MAX_BATCH_LIMIT};
+use crate::net::{DeviceChoice, Planes};
 use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::path::PathBuf;
 use std::time::Instant;
-use tch::Tensor;
 
 #[derive(clap::Args, Clone, Debug)]
 pub struct EvalposArgs {
@@ -142,22 +142,6 @@ fn add_by_phase(
     }
 }
 
-fn logits(net: &TrainNet, planes: Planes, records: &[LabelledPosition], engine: bool) -> Vec<f32> {
-    let width = planes.width();
-    let mut x = vec![0f32; records.len() * width];
-    for (r, row) in records.iter().zip(x.chunks_exact_mut(width)) {
-        planes.encode_into(&r.board, engine || r.white_to_move, row);
-    }
-    let x = Tensor::from_slice(&x)
-        .view([records.len() as i64, width as i64])
-        .to_device(net.device());
-    let out = tch::no_grad(|| net.module.f_forward(&x));
-    match out {
-        Ok(t) => tensor_to_vec(&t),
-        Err(e) => panic!("the CNN forward failed (a shape bug): {e}"),
-    }
-}
-
 impl EvalposArgs {
     /// Calls `each` on batches of the positions file (at most `--max` positions, spread
     /// evenly over it), with a progress bar unless `--no-progress`; returns how many.
@@ -194,6 +178,9 @@ impl EvalposArgs {
     }
 }
 
+/// Runs the net through `eval` (all inference does): an MLP, and a CNN as the engine sees
+/// it, on the libtorch evaluator, whose score over `cp_per_unit` is the logit for the side
+/// to move; a CNN in its true colours on [`TrueColourCnn`].
 pub fn run_evalpos_cli(args: &EvalposArgs) -> Result<EvalposReport> {
     let device = args.device.resolve()?;
     let file = crate::net::load(&args.net)?;
@@ -204,9 +191,34 @@ pub fn run_evalpos_cli(args: &EvalposArgs) -> Result<EvalposReport> {
             file.meta.arch.family_name()
         );
     }
-    let net = TrainNet::from_file(&file, device)?;
-    let planes = net.arch().planes();
+    let arch = file.meta.arch.clone();
+    let cp_per_unit = file.meta.cp_per_unit;
+    let planes = arch.planes();
     let colour_aware = planes.is_some_and(Planes::labels_white);
+    let true_colours = match planes {
+        Some(_) => Some(TrueColourCnn::new(&file, device)?),
+        None => None,
+    };
+    let engine_view = if planes.is_none() || colour_aware {
+        let config = NetEvaluatorConfig {
+            backend: Backend::Torch,
+            max_batch: args.batch.clamp(1, MAX_BATCH_LIMIT),
+            ..NetEvaluatorConfig::default()
+        };
+        let origin = args.net.display().to_string();
+        Some(NetEvaluator::from_net(file, &origin, args.device, config)?)
+    } else {
+        None
+    };
+    let stm_logits = |records: &[LabelledPosition]| -> Result<Vec<f32>> {
+        let eval = engine_view
+            .as_ref()
+            .context("the engine's view of this net was not built (a bug in evalpos)")?;
+        let boards: Vec<_> = records.iter().map(|r| r.board).collect();
+        let mut scores = Vec::with_capacity(boards.len());
+        eval.evaluate(&boards, &mut scores)?;
+        Ok(scores.iter().map(|s| s / cp_per_unit).collect())
+    };
     let started = Instant::now();
     let (mut trained, mut engine) = (WinLossStats::default(), WinLossStats::default());
     let mut phases = [WinLossStats::default(); 3];
@@ -215,20 +227,20 @@ pub fn run_evalpos_cli(args: &EvalposArgs) -> Result<EvalposReport> {
             .iter()
             .map(|r| target(r, Planes::Onehot12))
             .collect();
-        match (&net.module, planes) {
-            (NetModule::Cnn(_), Some(p)) => {
+        match (&true_colours, planes) {
+            (Some(cnn), Some(p)) => {
                 let targets: Vec<f32> = records.iter().map(|r| target(r, p)).collect();
-                let z = logits(&net, p, records, false);
+                let boards: Vec<_> = records.iter().map(|r| r.board).collect();
+                let white: Vec<bool> = records.iter().map(|r| r.white_to_move).collect();
+                let z = cnn.logits(&boards, &white)?;
                 trained.add(&z, &targets);
                 add_by_phase(&mut phases, records, &z, &targets);
                 if colour_aware {
-                    engine.add(&logits(&net, p, records, true), &stm_targets);
+                    engine.add(&stm_logits(records)?, &stm_targets);
                 }
             }
             _ => {
-                // f scores the side that just moved: −f is for the side to move.
-                let boards: Vec<_> = records.iter().map(|r| r.board).collect();
-                let z: Vec<f32> = net.score(&boards).iter().map(|f| -f).collect();
+                let z = stm_logits(records)?;
                 trained.add(&z, &stm_targets);
                 add_by_phase(&mut phases, records, &z, &stm_targets);
             }
@@ -237,7 +249,7 @@ pub fn run_evalpos_cli(args: &EvalposArgs) -> Result<EvalposReport> {
     })?;
     Ok(EvalposReport {
         net: args.net.display().to_string(),
-        family: format!("{} {}", net.arch().family_name(), net.arch().describe()),
+        family: format!("{} {}", arch.family_name(), arch.describe()),
         positions: n,
         trained,
         engine: colour_aware.then_some(engine),

@@ -40,7 +40,7 @@ pub const MAX_BATCH_LIMIT: usize = 1 << 16;
 #[derive(Clone, Debug)]
 pub struct NetEvaluatorConfig {
     /// Which implementation runs the net; `NetEvaluator` itself is the `Torch` one, and the
-    /// loaders in `engine::evaluators` pick by this field.
+    /// opener (`eval::open`) picks by this field.
     pub backend: Backend,
     pub max_batch: usize,
     /// libtorch intra-op threads for the forward passes; 0 chooses per batch with

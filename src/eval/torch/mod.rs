@@ -3,7 +3,9 @@
 //! batcher's channels (`batcher`).
 
 pub mod batcher;
+pub mod colours;
 pub mod model;
 
 pub use batcher::{NetEvaluator, NetEvaluatorConfig, MAX_BATCH_LIMIT};
+pub use colours::TrueColourCnn;
 pub use model::{Encoder, Precision};

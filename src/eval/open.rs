@@ -1,0 +1,315 @@
+//! From an `EvalFile` value to a running evaluator, in one place: the built-in names, the
+//! file's family, the backend and the loading (the route is in the `eval` module's note).
+
+use super::{
+    Backend, Evaluator, FakeEvaluator, MaterialEvaluator, NativeEvaluator, NetEvaluator,
+    NetEvaluatorConfig, Precision, RbfEvaluator,
+};
+use crate::net::{AnyNet, DeviceChoice, NetError, NetFile};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// The material count's name.
+pub const EVAL_MATERIAL: &str = "<material>";
+/// The deterministic test evaluator's name.
+pub const EVAL_FAKE: &str = "<fake>";
+/// The net compiled into the binary (`crate::eval::embedded`), the default.
+pub const EVAL_EMBEDDED: &str = "<embedded>";
+
+/// What an `EvalFile` value names.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum EvalSpec {
+    /// The net compiled into the binary.
+    #[default]
+    Embedded,
+    /// The material count (no net).
+    Material,
+    /// The deterministic evaluator for tests (no net).
+    Fake,
+    /// A net file: any family the engine plays with (MLP, CNN, RBF).
+    File(PathBuf),
+}
+
+impl EvalSpec {
+    /// The built-ins take no net settings (device, batch, backend).
+    pub fn is_builtin(&self) -> bool {
+        matches!(self, EvalSpec::Material | EvalSpec::Fake)
+    }
+}
+
+impl std::str::FromStr for EvalSpec {
+    type Err = String;
+
+    /// The names with or without their brackets, in any case; anything else is a path
+    /// (checked when it is opened, so that a GUI may name a file it writes later).
+    fn from_str(text: &str) -> Result<EvalSpec, String> {
+        let text = text.trim();
+        let named = |name: &str| {
+            text.eq_ignore_ascii_case(name)
+                || text.eq_ignore_ascii_case(name.trim_matches(['<', '>']))
+        };
+        if text.is_empty() {
+            Err(format!(
+                "EvalFile needs a value: {EVAL_EMBEDDED}, {EVAL_MATERIAL}, {EVAL_FAKE} or the \
+                 path of a .safetensors net"
+            ))
+        } else if named(EVAL_EMBEDDED) {
+            Ok(EvalSpec::Embedded)
+        } else if named(EVAL_MATERIAL) {
+            Ok(EvalSpec::Material)
+        } else if named(EVAL_FAKE) {
+            Ok(EvalSpec::Fake)
+        } else {
+            Ok(EvalSpec::File(PathBuf::from(text)))
+        }
+    }
+}
+
+impl std::fmt::Display for EvalSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            EvalSpec::Embedded => f.write_str(EVAL_EMBEDDED),
+            EvalSpec::Material => f.write_str(EVAL_MATERIAL),
+            EvalSpec::Fake => f.write_str(EVAL_FAKE),
+            EvalSpec::File(path) => write!(f, "{}", path.display()),
+        }
+    }
+}
+
+/// Builds the evaluator `spec` names; a net is loaded (and checked) now, on `device`, with
+/// the batching settings of `config`. Blocks while a net loads. Errors say what to do.
+pub fn open(
+    spec: &EvalSpec,
+    device: DeviceChoice,
+    config: NetEvaluatorConfig,
+) -> Result<Arc<dyn Evaluator>, String> {
+    match spec {
+        EvalSpec::Material => Ok(Arc::new(MaterialEvaluator)),
+        EvalSpec::Fake => Ok(Arc::new(FakeEvaluator::new())),
+        EvalSpec::Embedded => {
+            let (net, origin) =
+                super::embedded::net().map_err(|e| format!("cannot load the embedded net: {e}"))?;
+            start_net(net, &origin, device, config)
+        }
+        EvalSpec::File(path) => open_file(path, device, config),
+    }
+}
+
+/// [`open`] on the text of an `EvalFile` value.
+pub fn open_text(
+    text: &str,
+    device: DeviceChoice,
+    config: NetEvaluatorConfig,
+) -> Result<Arc<dyn Evaluator>, String> {
+    open(&text.parse()?, device, config)
+}
+
+fn open_file(
+    path: &Path,
+    device: DeviceChoice,
+    config: NetEvaluatorConfig,
+) -> Result<Arc<dyn Evaluator>, String> {
+    if !path.is_file() {
+        return Err(format!(
+            "no net file at '{}'; use {EVAL_EMBEDDED}, {EVAL_MATERIAL}, {EVAL_FAKE} or the \
+             path of a .safetensors net",
+            path.display()
+        ));
+    }
+    let origin = path.display().to_string();
+    let net =
+        crate::net::load_any(path).map_err(|e| format!("cannot load EvalFile '{origin}': {e}"))?;
+    match net {
+        AnyNet::Rbf { net, content_id } => {
+            Ok(Arc::new(RbfEvaluator::new(net, &origin, &content_id)?))
+        }
+        AnyNet::Tensors(net) => start_net(net, &origin, device, config),
+    }
+}
+
+/// Runs a validated tensor net on the backend that `config.backend` means on `device`.
+fn start_net(
+    net: NetFile,
+    origin: &str,
+    device: DeviceChoice,
+    config: NetEvaluatorConfig,
+) -> Result<Arc<dyn Evaluator>, String> {
+    let fail = |e: NetError| format!("cannot load EvalFile '{origin}': {e}");
+    let mut backend = config.backend.resolve(device)?;
+    // Auto means "the fastest that runs this net": the native code runs only the MLPs.
+    if config.backend == Backend::Auto && net.meta.arch.mlp().is_none() {
+        backend = Backend::Torch;
+    }
+    match backend {
+        Backend::Native if config.precision != Precision::Fp32 => Err(format!(
+            "Precision {} needs the torch backend on a CUDA device; the native backend runs \
+             fp32",
+            config.precision
+        )),
+        Backend::Native => Ok(Arc::new(
+            NativeEvaluator::from_net(&net, origin).map_err(fail)?,
+        )),
+        _ => Ok(Arc::new(
+            NetEvaluator::from_net(net, origin, device, config).map_err(fail)?,
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scores(spec: &str, boards: &[crate::chess::CompactBoard]) -> Vec<f32> {
+        let eval = open_text(spec, DeviceChoice::Cpu, NetEvaluatorConfig::default()).unwrap();
+        let mut out = Vec::new();
+        eval.evaluate(boards, &mut out).unwrap();
+        out
+    }
+
+    #[test]
+    fn names_parse_in_any_case_with_or_without_brackets_and_print_back() {
+        for (text, spec) in [
+            ("<embedded>", EvalSpec::Embedded),
+            (" EMBEDDED ", EvalSpec::Embedded),
+            ("<Material>", EvalSpec::Material),
+            ("material", EvalSpec::Material),
+            ("<FAKE>", EvalSpec::Fake),
+            (
+                "nets/a b.safetensors",
+                EvalSpec::File("nets/a b.safetensors".into()),
+            ),
+            // A near miss is a file name.
+            ("<materia>", EvalSpec::File("<materia>".into())),
+        ] {
+            assert_eq!(text.parse::<EvalSpec>(), Ok(spec.clone()), "{text:?}");
+            assert_eq!(spec.to_string().parse::<EvalSpec>(), Ok(spec), "{text:?}");
+        }
+        let e = "  ".parse::<EvalSpec>().unwrap_err();
+        assert!(
+            e.contains("needs a value") && e.contains(EVAL_EMBEDDED),
+            "{e}"
+        );
+        assert!(EvalSpec::Material.is_builtin() && !EvalSpec::Embedded.is_builtin());
+    }
+
+    #[test]
+    fn builtin_names_need_no_file_and_score_as_their_evaluators() {
+        let boards = crate::chess::sample_boards(40);
+        let material: Vec<f32> = boards
+            .iter()
+            .map(|b| MaterialEvaluator::score(b) as f32)
+            .collect();
+        let fake: Vec<f32> = boards.iter().map(FakeEvaluator::score).collect();
+        assert_ne!(material, fake, "the two built-ins are told apart");
+        for spec in ["<material>", "material", " <MATERIAL> "] {
+            assert_eq!(scores(spec, &boards), material, "{spec:?}");
+        }
+        for spec in ["<FAKE>", "fake"] {
+            assert_eq!(scores(spec, &boards), fake, "{spec:?}");
+        }
+        let e = open_text(
+            "<materia>",
+            DeviceChoice::Cpu,
+            NetEvaluatorConfig::default(),
+        );
+        assert!(e.is_err(), "no such file");
+    }
+
+    #[test]
+    fn missing_file_is_a_clear_error() {
+        let e = open_text(
+            "/nonexistent/net.safetensors",
+            DeviceChoice::Cpu,
+            NetEvaluatorConfig::default(),
+        )
+        .err()
+        .expect("a missing file does not load");
+        assert!(
+            e.contains("/nonexistent/net.safetensors") && e.contains("no net file"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn the_embedded_net_is_the_file_in_nets() {
+        let boards = crate::chess::sample_boards(20);
+        let file = format!(
+            "{}/nets/{}.safetensors",
+            env!("CARGO_MANIFEST_DIR"),
+            super::super::embedded::NAME
+        );
+        assert_eq!(scores("<embedded>", &boards), scores(&file, &boards));
+    }
+
+    #[test]
+    fn a_cnn_net_runs_on_torch_and_native_says_why_it_cannot() {
+        let dir = std::env::temp_dir().join(format!("cerise-evalfile-cnn-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("mocha.safetensors");
+        crate::net::init_net("mocha", 1, &path).unwrap();
+        let spec = EvalSpec::File(path.clone());
+        let eval = open(&spec, DeviceChoice::Cpu, NetEvaluatorConfig::default())
+            .expect("auto runs a cnn on torch");
+        assert_eq!(eval.info().backend, Some(Backend::Torch));
+        let native = NetEvaluatorConfig {
+            backend: Backend::Native,
+            ..NetEvaluatorConfig::default()
+        };
+        let e = open(&spec, DeviceChoice::Cpu, native)
+            .err()
+            .expect("the native backend does not run a cnn");
+        assert!(e.contains("only mlp") && e.contains("Backend torch"), "{e}");
+        let policy = dir.join("convchess.safetensors");
+        crate::net::init_net("convchess", 1, &policy).unwrap();
+        let e = open(
+            &EvalSpec::File(policy),
+            DeviceChoice::Cpu,
+            NetEvaluatorConfig::default(),
+        )
+        .err()
+        .expect("a policy net is not an evaluator");
+        assert!(e.contains("scores moves, not positions"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn an_rbf_file_opens_as_the_rbf_evaluator() {
+        let path = format!(
+            "{}/nets/cerise-rbf-s3-95c71a4fb284.safetensors",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let eval = open_text(&path, DeviceChoice::Cpu, NetEvaluatorConfig::default())
+            .expect("the shipped RBF net opens");
+        assert!(
+            eval.info().name.starts_with("rbf 95c71a4fb284"),
+            "{}",
+            eval.info().name
+        );
+    }
+
+    #[test]
+    fn a_fresh_net_loads_and_a_corrupt_one_is_refused() {
+        let dir = std::env::temp_dir().join(format!("cerise-evalfile-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let good = dir.join("small.safetensors");
+        crate::net::init_net("small", 1, &good).unwrap();
+        let eval = open(
+            &EvalSpec::File(good),
+            DeviceChoice::Cpu,
+            NetEvaluatorConfig::default(),
+        )
+        .unwrap();
+        assert_eq!(eval.info().device, "cpu");
+        let bad = dir.join("bogus.safetensors");
+        std::fs::write(&bad, b"\x08\0\0\0\0\0\0\0{}garbage").unwrap();
+        let e = open(
+            &EvalSpec::File(bad),
+            DeviceChoice::Cpu,
+            NetEvaluatorConfig::default(),
+        )
+        .err()
+        .expect("a corrupt net does not load");
+        assert!(e.contains("bogus.safetensors"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
