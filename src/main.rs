@@ -3,7 +3,7 @@
 use cerise::bench::{self, BenchConfig};
 use cerise::chess::perft;
 use cerise::chess::Position;
-use cerise::engine::{load_evaluator_with, perft_lines};
+use cerise::engine::perft_lines;
 use cerise::eval::throughput::{self, ThroughputConfig};
 use cerise::eval::{Backend, Encoder, NetEvaluatorConfig, Precision};
 use cerise::net::device::DeviceChoice;
@@ -130,6 +130,8 @@ struct DatagenCli {
 enum DatagenCmd {
     /// A self-play file's settings, games, results and score histogram; checks every record.
     Info(cerise::data::selfplay::info::SelfPlayInfoArgs),
+    /// Join self-play files made alike from different seeds into one, renumbering the games.
+    Merge(cerise::data::selfplay::merge::SelfPlayMergeArgs),
     /// Self-play positions to Deep Pink triplets (q after the best move, r after a random
     /// other move), split by game.
     Triplets(cerise::data::selfplay::triplets::SelfPlayTripletArgs),
@@ -269,7 +271,7 @@ fn run(command: Cmd) -> Result<(), String> {
                 backend,
                 ..NetEvaluatorConfig::default()
             };
-            let eval = load_evaluator_with(&eval, device, config)?;
+            let eval = cerise::eval::open::open_text(&eval, device, config)?;
             let mut config = BenchConfig::for_evaluator(eval.as_ref(), depth, threads);
             if let Some(path) = policy {
                 config.policy = Some(std::sync::Arc::new(cerise::engine::load_policy(&path)?));
@@ -373,6 +375,15 @@ fn run(command: Cmd) -> Result<(), String> {
             Ok(())
         }
         Cmd::Datagen(DatagenCli {
+            command: Some(DatagenCmd::Merge(args)),
+            ..
+        }) => {
+            let summary = cerise::data::selfplay::merge::run_selfplay_merge(&args)
+                .map_err(|e| format!("{e:#}"))?;
+            out!("{}", summary.to_string().trim_end());
+            Ok(())
+        }
+        Cmd::Datagen(DatagenCli {
             command: None,
             run: Some(args),
         }) => datagen(&args),
@@ -380,7 +391,7 @@ fn run(command: Cmd) -> Result<(), String> {
             command: None,
             run: None,
         }) => Err(
-            "datagen needs --out FILE (or a subcommand: info, triplets); see \
+            "datagen needs --out FILE (or a subcommand: info, merge, triplets); see \
                    `cerise datagen --help`"
                 .to_string(),
         ),

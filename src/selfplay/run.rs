@@ -10,8 +10,7 @@ use super::adjudicate::Bounds;
 use super::game::{play_game, GameConfig, GameEnd, PlayedGame, Player};
 use super::opening::Book;
 use crate::data::selfplay::{Outcome, SelfPlayAppender, SelfPlayHeader};
-use crate::engine::load_evaluator_with;
-use crate::eval::{Backend, NetEvaluatorConfig};
+use crate::eval::{Backend, EvalSpec, NetEvaluatorConfig};
 use crate::net::device::DeviceChoice;
 use anyhow::{Context, Result};
 use crossbeam::channel;
@@ -232,6 +231,24 @@ impl fmt::Display for DatagenSummary {
     }
 }
 
+/// The evaluator's name as the file header records it: without the backend's details
+/// (`(narrow-as, native avx2)`), since a file resumes on a machine with other instructions
+/// and every kernel scores alike; and for a net file whose name does not end in its content
+/// id, with the id added, so that the header names the weights, whatever the file is called.
+pub fn header_net_name(spec: &EvalSpec, name: &str) -> Result<String> {
+    let name = name.split(" (").next().unwrap_or(name);
+    let EvalSpec::File(path) = spec else {
+        return Ok(name.to_string());
+    };
+    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let id = crate::net::content_id(&bytes);
+    Ok(if name.ends_with(&format!("-{id}")) {
+        name.to_string()
+    } else {
+        format!("{name} [content {id}]")
+    })
+}
+
 /// Runs `cerise datagen`. `stop` ends it early (as a signal would), after the games in
 /// order so far are committed.
 pub fn run_datagen(args: &DatagenArgs, stop: Arc<AtomicBool>) -> Result<DatagenSummary> {
@@ -239,18 +256,18 @@ pub fn run_datagen(args: &DatagenArgs, stop: Arc<AtomicBool>) -> Result<DatagenS
         backend: Backend::Native,
         ..NetEvaluatorConfig::default()
     };
-    let eval = load_evaluator_with(&args.eval, DeviceChoice::Cpu, config)
+    let spec: EvalSpec = args
+        .eval
+        .parse()
+        .map_err(|e: String| anyhow::anyhow!("--eval: {e}"))?;
+    let eval = crate::eval::open(&spec, DeviceChoice::Cpu, config)
         .map_err(|e| anyhow::anyhow!("{e}"))
         .context("datagen plays with the native backend (or a built-in evaluator)")?;
     let book = match &args.book {
         Some(path) => Some(Arc::new(Book::load(path)?)),
         None => None,
     };
-    // The net's name without the backend's details (`(narrow-as, native avx2)`): a file
-    // resumes on a machine with other instructions, since every kernel scores alike.
-    let info = eval.info();
-    let net = info.name.split(" (").next().unwrap_or(&info.name);
-    let header = args.header(net);
+    let header = args.header(&header_net_name(&spec, &eval.info().name)?);
     let (mut file, resumed) = SelfPlayAppender::open(&args.out, header)?;
     let mut next_game = match file.last()? {
         Some(last) => last.game + 1,

@@ -150,3 +150,42 @@ fn adjudication_ends_games_and_labels_them() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn the_header_names_a_net_file_by_its_content() {
+    let dir = temp_dir("header-name");
+    let shipped = format!(
+        "{}/nets/{}.safetensors",
+        env!("CARGO_MANIFEST_DIR"),
+        crate::eval::embedded::NAME
+    );
+    let id = crate::net::content_id(crate::eval::embedded::BYTES);
+    let renamed = dir.join("mine.safetensors");
+    std::fs::copy(&shipped, &renamed).unwrap();
+    let name = |path: &std::path::Path, shown: &str| {
+        super::run::header_net_name(&crate::eval::EvalSpec::File(path.into()), shown).unwrap()
+    };
+    let stem = crate::eval::embedded::NAME;
+    // A file named by its id, and the embedded net, keep the name earlier files recorded.
+    assert_eq!(
+        name(
+            std::path::Path::new(&shipped),
+            &format!("net {stem} (narrow-as, native avx2)")
+        ),
+        format!("net {stem}")
+    );
+    assert_eq!(
+        super::run::header_net_name(
+            &crate::eval::EvalSpec::Embedded,
+            &format!("net {stem} (narrow-as, native avx2)")
+        )
+        .unwrap(),
+        format!("net {stem}")
+    );
+    // A renamed copy is named by its weights.
+    assert_eq!(
+        name(&renamed, "net mine (narrow-as, native scalar)"),
+        format!("net mine [content {id}]")
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

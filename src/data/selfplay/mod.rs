@@ -6,6 +6,7 @@
 
 pub mod header;
 pub mod info;
+pub mod merge;
 pub mod record;
 pub mod triplets;
 
