@@ -1,14 +1,11 @@
-//! `cerise data triplets`: arguments; and what every PGN-reading command shares: opening the
-//! input (`.pgn` / `.pgn.bz2`), checking the outputs, progress on stderr.
+//! What every command that reads PGN games into split record files shares: its arguments
+//! around the kind's own settings ([`PgnArgs`]), opening the input (`.pgn` / `.pgn.bz2`),
+//! checking the outputs, progress on stderr. `cerise data triplets` is one such command.
 
-use super::filter::ResultFilter;
-use super::pgn::GameFilter;
-use super::pipeline::{
-    split_paths, write_triplets, TripletConfig, TripletSummary, DEFAULT_SKIP_PLIES,
-};
+use super::format;
+use super::pipeline::{write_triplets, TripletConfig, TripletSummary};
 use super::records::progress::{Progress, Unit};
-use super::records::{prepare_outputs, SplitSummary, SummaryExtra};
-use super::split::SplitRatios;
+use super::records::{prepare_outputs, split_paths, SplitSummary, SummaryExtra};
 use anyhow::{Context, Result};
 use std::cell::Cell;
 use std::fs::File;
@@ -16,66 +13,44 @@ use std::io::{self, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
-/// Extract Deep Pink training triplets (p, played child q, random other child r) from PGN.
+/// The settings of one kind of PGN command, flattened into its [`PgnArgs`].
+pub trait PgnSettings: clap::Args {
+    /// The extension of the split files the command writes: `trip`, `pos`.
+    const EXT: &'static str;
+}
+
+/// The help of `--out`, which names the files of the kind that writes `ext`.
+fn out_help(ext: &str) -> String {
+    format!(
+        "Output prefix: writes `<PREFIX>.train.{ext}`, `<PREFIX>.valid.{ext}`, \
+         `<PREFIX>.test.{ext}`"
+    )
+}
+
+/// The arguments of a command that reads PGN games into split record files: the games, the
+/// output prefix, the kind's own settings `S`, and how to run. Written once, so that every
+/// such command takes its input and outputs alike.
 #[derive(clap::Args, Clone, Debug, PartialEq, Eq)]
-pub struct TripletArgs {
+pub struct PgnArgs<S: PgnSettings> {
     /// Input games, `.pgn` or `.pgn.bz2`.
     pub input: PathBuf,
-    /// Output prefix: writes `<PREFIX>.train.trip`, `<PREFIX>.valid.trip`, `<PREFIX>.test.trip`.
-    #[arg(short, long, value_name = "PREFIX")]
+    #[arg(short, long, value_name = "PREFIX", help = out_help(S::EXT))]
     pub out: PathBuf,
-    /// Seed of the random moves and of the by-game split.
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
-    /// Plies at the start of every game that give no triplets (shared opening moves).
-    #[arg(long, default_value_t = DEFAULT_SKIP_PLIES)]
-    pub skip_plies: u32,
-    /// Only quiet triplets: the side to move is not in check, and the played and random
-    /// moves are neither captures nor promotions (what a search's leaves look like).
-    #[arg(long)]
-    pub quiet: bool,
-    /// Keep only games where both players have an Elo tag of at least this.
-    #[arg(long)]
-    pub min_elo: Option<u32>,
-    /// Results to keep: `all`, `decisive`, or a list like `1-0,0-1` (`*` games are skipped).
-    #[arg(long, default_value = "all", value_parser = parse_results)]
-    pub results: ResultFilter,
-    /// Train,valid,test percentages of games.
-    #[arg(long, default_value = "90,5,5", value_parser = parse_split)]
-    pub split: SplitRatios,
-    /// Stop after reading this many games (kept or skipped), for quick runs.
-    #[arg(long)]
-    pub max_games: Option<u64>,
+    #[command(flatten)]
+    pub settings: S,
     /// Replace existing output files.
     #[arg(long)]
     pub force: bool,
-    /// No progress bar (it is also hidden when stderr is not a terminal).
+    /// No progress display on stderr
     #[arg(long)]
     pub no_progress: bool,
 }
 
-fn parse_results(text: &str) -> Result<ResultFilter, String> {
-    text.parse()
-}
+/// Extract Deep Pink training triplets (p, played child q, random other child r) from PGN.
+pub type TripletArgs = PgnArgs<TripletConfig>;
 
-fn parse_split(text: &str) -> Result<SplitRatios, String> {
-    text.parse()
-}
-
-impl TripletArgs {
-    pub fn config(&self) -> TripletConfig {
-        TripletConfig {
-            seed: self.seed,
-            skip_plies: self.skip_plies,
-            quiet: self.quiet,
-            filter: GameFilter {
-                min_elo: self.min_elo,
-                results: self.results,
-            },
-            split: self.split,
-            max_games: self.max_games,
-        }
-    }
+impl PgnSettings for TripletConfig {
+    const EXT: &'static str = format::EXT;
 }
 
 /// Counts bytes pulled from the file, so progress can be shown against the (compressed) size.
@@ -127,31 +102,26 @@ pub fn open_pgn(path: &Path) -> Result<PgnInput> {
 }
 
 /// Runs a command that reads PGN games into split record files: refuses to replace any of
-/// `outputs` without `force`, makes the output folder, opens `input`, shows progress on
-/// stderr (`[tag]` lines when stderr is a log) and returns the pipeline's summary (the caller
+/// its outputs without `--force`, makes the output folder, opens the input, shows progress on
+/// stderr (`[noun]` lines when stderr is a log) and returns the pipeline's summary (the caller
 /// prints it). `pipeline` gets the games, the source name for the headers, and the callback
 /// to call after every game.
-pub fn run_pgn_command<X: SummaryExtra>(
-    input: &Path,
-    outputs: &[PathBuf],
-    out_prefix: &Path,
-    force: bool,
-    no_progress: bool,
-    tag: &'static str,
+pub fn run_pgn_command<S: PgnSettings, X: SummaryExtra>(
+    args: &PgnArgs<S>,
     pipeline: impl FnOnce(
         Box<dyn Read>,
         &str,
         &mut dyn FnMut(&SplitSummary<X>),
     ) -> Result<SplitSummary<X>>,
 ) -> Result<SplitSummary<X>> {
-    prepare_outputs(outputs, out_prefix, force)?;
+    prepare_outputs(&split_paths(&args.out, S::EXT), &args.out, args.force)?;
     let PgnInput {
         reader,
         file_size,
         consumed,
-    } = open_pgn(input)?;
-    let mut progress = Progress::new(tag, file_size, Unit::Bytes, no_progress)?;
-    let source = input.display().to_string();
+    } = open_pgn(&args.input)?;
+    let mut progress = Progress::new(X::NOUN, file_size, Unit::Bytes, args.no_progress)?;
+    let source = args.input.display().to_string();
     let summary = pipeline(reader, &source, &mut |s| {
         // Formatting every game would cost more than parsing it.
         if s.games_read % 512 != 0 {
@@ -175,14 +145,7 @@ pub fn run_pgn_command<X: SummaryExtra>(
 /// Runs `cerise data triplets`: prints progress on stderr and returns the summary (the caller
 /// prints it).
 pub fn run_triplets_cli(args: &TripletArgs) -> Result<TripletSummary> {
-    let config = args.config();
-    run_pgn_command(
-        &args.input,
-        &split_paths(&args.out),
-        &args.out,
-        args.force,
-        args.no_progress,
-        "triplets",
-        |input, source, on_game| write_triplets(input, source, &args.out, &config, on_game),
-    )
+    run_pgn_command(args, |games, source, on_game| {
+        write_triplets(games, source, &args.out, &args.settings, on_game)
+    })
 }

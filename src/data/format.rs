@@ -31,12 +31,14 @@
 //! move" should satisfy Deep Pink's inequality as `f(q) < f(r)` (the played move left the
 //! opponent worse off than a random move) and `f(p) = −f(q)`.
 
-use super::records::{formats, ByteReader, ByteWriter, FileHeader, Format, Record};
+use super::records::{file_header_items, formats, ByteReader, ByteWriter, FileHeader, Record};
 use crate::chess::{CompactBoard, ENCODING_NAME};
 use anyhow::{bail, ensure, Result};
 
 pub const MAGIC: &[u8; 8] = formats::TRIPLETS.magic;
 pub const VERSION: u32 = formats::TRIPLETS.version;
+/// The extension of triplet files.
+pub const EXT: &str = "trip";
 pub const BOARD_BYTES: usize = 64;
 pub const RECORD_BYTES: usize = 3 * BOARD_BYTES + 1;
 /// Bit of the results byte that marks a quiet-only file.
@@ -52,21 +54,17 @@ pub struct Triplet {
     pub result: i8,
 }
 
-impl Triplet {
-    pub fn to_bytes(&self, out: &mut [u8; RECORD_BYTES]) {
+impl Record for Triplet {
+    const BYTES: usize = RECORD_BYTES;
+
+    fn encode(&self, out: &mut [u8]) {
         out[..64].copy_from_slice(&self.p.0);
         out[64..128].copy_from_slice(&self.q.0);
         out[128..192].copy_from_slice(&self.r.0);
         out[192] = self.result as u8;
     }
 
-    /// Decodes and validates one record; `index` only labels the error.
-    pub fn from_bytes(bytes: &[u8], index: u64) -> Result<Self> {
-        ensure!(
-            bytes.len() == RECORD_BYTES,
-            "record {index}: expected {RECORD_BYTES} bytes, got {}",
-            bytes.len()
-        );
+    fn decode_fields(bytes: &[u8], index: u64) -> Result<Self> {
         let board = |k: usize| -> Result<CompactBoard> {
             let mut b = [0u8; BOARD_BYTES];
             b.copy_from_slice(&bytes[k * BOARD_BYTES..(k + 1) * BOARD_BYTES]);
@@ -131,6 +129,29 @@ impl Split {
     }
 }
 
+/// Writes the fields that end the header of both kinds of file made from PGN games (triplets
+/// and labelled positions), in file order: the split weights, the board encoding and the
+/// source.
+pub(crate) fn write_games_trailer(
+    out: &mut ByteWriter,
+    split_weights: &[u16; 3],
+    encoding: &str,
+    source: &str,
+) -> Result<()> {
+    out.u16s(split_weights);
+    out.str16(encoding, "encoding name")?;
+    out.str32(source, "source string")
+}
+
+/// Reads what [`write_games_trailer`] wrote: the split weights, the encoding, the source.
+pub(crate) fn read_games_trailer(input: &mut ByteReader) -> Result<([u16; 3], String, String)> {
+    Ok((
+        input.u16s("split weights")?,
+        input.str16("encoding name")?,
+        input.str32("source")?,
+    ))
+}
+
 /// Everything the header records about how a file was made.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TripletHeader {
@@ -172,30 +193,8 @@ impl TripletHeader {
     }
 }
 
-impl Record for Triplet {
-    const BYTES: usize = RECORD_BYTES;
-
-    fn encode(&self, out: &mut [u8]) {
-        let out: &mut [u8; RECORD_BYTES] = out.try_into().expect("a record's bytes");
-        self.to_bytes(out);
-    }
-
-    fn decode(bytes: &[u8], index: u64) -> Result<Self> {
-        Triplet::from_bytes(bytes, index)
-    }
-}
-
 impl FileHeader for TripletHeader {
-    type Record = Triplet;
-    const FORMAT: &'static Format = &formats::TRIPLETS;
-
-    fn count(&self) -> u64 {
-        self.count
-    }
-
-    fn set_count(&mut self, count: u64) {
-        self.count = count;
-    }
+    file_header_items!(Triplet, &formats::TRIPLETS);
 
     fn write_fields(&self, out: &mut ByteWriter) -> Result<()> {
         out.u64(self.seed);
@@ -203,11 +202,7 @@ impl FileHeader for TripletHeader {
         out.u32(self.min_elo);
         out.u8((self.results & 0b111) | if self.quiet { QUIET_BIT } else { 0 });
         out.u8(self.split.map_or(255, Split::code));
-        for w in self.split_weights {
-            out.u16(w);
-        }
-        out.str16(&self.encoding, "encoding name")?;
-        out.str32(&self.source, "source string")
+        write_games_trailer(out, &self.split_weights, &self.encoding, &self.source)
     }
 
     fn read_fields(version: u32, count: u64, input: &mut ByteReader) -> Result<Self> {
@@ -216,10 +211,7 @@ impl FileHeader for TripletHeader {
         let min_elo = input.u32("minimum Elo")?;
         let results = input.u8("results")?;
         let split = Split::from_code(input.u8("split")?)?;
-        let mut split_weights = [0u16; 3];
-        for w in &mut split_weights {
-            *w = input.u16("split weights")?;
-        }
+        let (split_weights, encoding, source) = read_games_trailer(input)?;
         Ok(TripletHeader {
             version,
             count,
@@ -230,15 +222,16 @@ impl FileHeader for TripletHeader {
             quiet: results & QUIET_BIT != 0,
             split,
             split_weights,
-            encoding: input.str16("encoding name")?,
-            source: input.str32("source")?,
+            encoding,
+            source,
         })
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::records::header::{announced_len, decode, encode, COUNT_OFFSET};
+    use super::super::records::header::{decode, encode};
+    use super::super::testing::assert_header_round_trips;
     use super::*;
 
     fn sample_header() -> TripletHeader {
@@ -256,20 +249,7 @@ mod tests {
 
     #[test]
     fn header_round_trips() {
-        let h = sample_header();
-        let bytes = encode(&h).expect("header encodes");
-        assert_eq!(&bytes[..8], MAGIC);
-        assert_eq!(
-            announced_len(&formats::TRIPLETS, &bytes).expect("valid prefix") as usize,
-            bytes.len()
-        );
-        assert_eq!(decode::<TripletHeader>(&bytes).expect("decodes"), h);
-        // The count sits where the writer patches it.
-        let at = COUNT_OFFSET as usize;
-        assert_eq!(
-            u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap()),
-            12345
-        );
+        assert_header_round_trips(&sample_header());
     }
 
     #[test]
@@ -300,14 +280,14 @@ mod tests {
         };
         t.p.0[5] = 6;
         let mut buf = [0u8; RECORD_BYTES];
-        t.to_bytes(&mut buf);
-        assert_eq!(Triplet::from_bytes(&buf, 0).expect("decodes"), t);
+        t.encode(&mut buf);
+        assert_eq!(Triplet::decode(&buf, 0).expect("decodes"), t);
         let mut bad = buf;
         bad[70] = 13;
-        let err = Triplet::from_bytes(&bad, 7).unwrap_err().to_string();
+        let err = Triplet::decode(&bad, 7).unwrap_err().to_string();
         assert!(err.contains("record 7") && err.contains("board q"), "{err}");
         let mut bad = buf;
         bad[192] = 2;
-        assert!(Triplet::from_bytes(&bad, 0).is_err());
+        assert!(Triplet::decode(&bad, 0).is_err());
     }
 }

@@ -6,7 +6,8 @@
 //! (commit eee3e26, with the input named `mini.pgn` as the headers record it).
 
 use super::positions::{write_positions, Ending, PositionConfig};
-use super::tests::{temp_dir, FIXTURE};
+use super::testing::fixture::FIXTURE;
+use super::testing::temp_dir;
 use super::{write_triplets, TripletConfig};
 use std::fs::File;
 use std::io::BufReader;

@@ -9,8 +9,7 @@
 //! and names each input with its count in `source`.
 
 use super::format::{Triplet, TripletHeader};
-use super::TripletReader;
-use super::TripletWriter;
+use super::records::merge::{Merge, MergeOutput};
 use anyhow::{bail, Context, Result};
 use std::fmt;
 use std::path::PathBuf;
@@ -25,12 +24,8 @@ pub struct MergeArgs {
     /// Triplet files to join, in order (at least two).
     #[arg(required = true, num_args = 2..)]
     pub inputs: Vec<PathBuf>,
-    /// The merged file; written as `<out>.partial` and renamed when complete.
-    #[arg(short, long)]
-    pub out: PathBuf,
-    /// Replace an existing output file.
-    #[arg(long)]
-    pub force: bool,
+    #[command(flatten)]
+    pub output: MergeOutput,
 }
 
 /// What a merge wrote: each input with its record count.
@@ -124,32 +119,13 @@ pub fn merged_header(parts: &[(PathBuf, TripletHeader)]) -> Result<TripletHeader
 
 /// Runs `cerise data merge`: validates every record on the way, progress on stderr.
 pub fn run_merge_cli(args: &MergeArgs) -> Result<MergeSummary> {
-    if args.inputs.len() < 2 {
-        bail!("give at least two triplet files to merge");
-    }
-    if args.inputs.contains(&args.out) {
-        bail!(
-            "--out {} is one of the inputs; write the merged file somewhere else",
-            args.out.display()
-        );
-    }
-    if args.out.exists() && !args.force {
-        bail!(
-            "{} already exists; pass --force to replace it or choose another --out",
-            args.out.display()
-        );
-    }
-    let mut readers = Vec::with_capacity(args.inputs.len());
-    for path in &args.inputs {
-        readers.push((path.clone(), TripletReader::open(path)?));
-    }
-    let headers: Vec<(PathBuf, TripletHeader)> = readers
-        .iter()
-        .map(|(p, r)| (p.clone(), r.header().clone()))
-        .collect();
-    let header = merged_header(&headers)?;
-    let total: u64 = readers.iter().map(|(_, r)| r.len()).sum();
-    let mut writer = TripletWriter::create(&args.out, header)?;
+    let out = &args.output.out;
+    let merge = Merge::open(&args.inputs, &args.output, merged_header)?;
+    let total = merge.total();
+    let Merge {
+        inputs: mut readers,
+        mut writer,
+    } = merge;
     let started = Instant::now();
     let mut last_report = Instant::now();
     let mut batch: Vec<Triplet> = Vec::with_capacity(BATCH);
@@ -157,7 +133,7 @@ pub fn run_merge_cli(args: &MergeArgs) -> Result<MergeSummary> {
     eprintln!(
         "[merge] {total} triplets from {} files into {}",
         readers.len(),
-        args.out.display()
+        out.display()
     );
     for (path, reader) in &mut readers {
         let mut copied = 0u64;
@@ -185,10 +161,10 @@ pub fn run_merge_cli(args: &MergeArgs) -> Result<MergeSummary> {
     }
     let written = writer
         .finish()
-        .with_context(|| format!("cannot finish {}", args.out.display()))?;
+        .with_context(|| format!("cannot finish {}", out.display()))?;
     debug_assert_eq!(written, total);
     Ok(MergeSummary {
-        out: args.out.clone(),
+        out: out.clone(),
         parts,
     })
 }
@@ -198,9 +174,13 @@ mod tests {
     use super::*;
     use crate::chess::CompactBoard;
     use crate::data::records::partial_path;
-    use crate::data::tests::{read_all, temp_dir};
-    use crate::data::Split;
+    use crate::data::testing::{self, temp_dir};
+    use crate::data::{Split, TripletReader, TripletWriter};
     use std::path::Path;
+
+    fn read_all(path: &Path) -> Vec<Triplet> {
+        testing::read_all::<TripletHeader>(path)
+    }
 
     fn triplet(i: u8) -> Triplet {
         Triplet {
@@ -245,8 +225,10 @@ mod tests {
         let out = dir.join("ab.trip");
         let args = MergeArgs {
             inputs: vec![a.clone(), b.clone()],
-            out: out.clone(),
-            force: false,
+            output: MergeOutput {
+                out: out.clone(),
+                force: false,
+            },
         };
         let summary = run_merge_cli(&args).expect("merge");
         assert_eq!(
@@ -276,7 +258,7 @@ mod tests {
         let again = run_merge_cli(&args).unwrap_err().to_string();
         assert!(again.contains("--force"), "{again}");
         run_merge_cli(&MergeArgs {
-            force: true,
+            output: MergeOutput { out, force: true },
             ..args
         })
         .expect("forced merge");
@@ -301,8 +283,10 @@ mod tests {
         let merge = |inputs: Vec<PathBuf>| {
             run_merge_cli(&MergeArgs {
                 inputs,
-                out: out.clone(),
-                force: false,
+                output: MergeOutput {
+                    out: out.clone(),
+                    force: false,
+                },
             })
             .unwrap_err()
             .to_string()
@@ -316,8 +300,10 @@ mod tests {
         assert!(!out.exists() && !partial_path(&out).exists());
         let err = run_merge_cli(&MergeArgs {
             inputs: vec![quiet.clone(), quiet.clone()],
-            out: quiet,
-            force: true,
+            output: MergeOutput {
+                out: quiet,
+                force: true,
+            },
         })
         .unwrap_err()
         .to_string();

@@ -65,4 +65,6 @@ pub type TripletWriter = records::RecordWriter<TripletHeader>;
 #[cfg(test)]
 mod golden;
 #[cfg(test)]
+pub(crate) mod testing;
+#[cfg(test)]
 mod tests;

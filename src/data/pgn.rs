@@ -12,11 +12,14 @@ use shakmaty::fen::Fen;
 use shakmaty::{CastlingMode, Chess, KnownOutcome, Move, Position as _};
 use std::ops::ControlFlow;
 
-/// Game-level filters applied while reading.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// Game-level filters applied while reading; `cerise data triplets` takes them as arguments.
+#[derive(clap::Args, Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct GameFilter {
-    /// Both players must have an Elo tag at least this high.
+    /// Keep only games where both players have an Elo tag of at least this.
+    #[arg(long)]
     pub min_elo: Option<u32>,
+    /// Results to keep: `all`, `decisive`, or a list like `1-0,0-1` (`*` games are skipped).
+    #[arg(long, default_value = "all")]
     pub results: ResultFilter,
 }
 

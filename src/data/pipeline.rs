@@ -1,7 +1,7 @@
 //! PGN stream → three split triplet files, with per-reason skip counts.
 
 use super::filter::SkipReason;
-use super::format::{Split, TripletHeader};
+use super::format::{Split, TripletHeader, EXT};
 use super::games::for_each_game;
 use super::pgn::GameFilter;
 use super::records::{self, SplitRun, SplitSummary, SummaryExtra};
@@ -18,15 +18,26 @@ use std::path::{Path, PathBuf};
 /// dominating the data while the network still sees early middlegames.
 pub const DEFAULT_SKIP_PLIES: u32 = 8;
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// How `cerise data triplets` makes its triplets: its own arguments (see [`super::cli`]).
+#[derive(clap::Args, Clone, Debug, PartialEq, Eq)]
 pub struct TripletConfig {
+    /// Seed of the random moves and of the by-game split.
+    #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Plies at the start of every game that give no triplets (shared opening moves).
+    #[arg(long, default_value_t = DEFAULT_SKIP_PLIES)]
     pub skip_plies: u32,
-    /// Only quiet triplets (see `super::triplets`).
+    /// Only quiet triplets: the side to move is not in check, and the played and random
+    /// moves are neither captures nor promotions (what a search's leaves look like).
+    #[arg(long)]
     pub quiet: bool,
+    #[command(flatten)]
     pub filter: GameFilter,
+    /// Train,valid,test percentages of games.
+    #[arg(long, default_value = "90,5,5")]
     pub split: SplitRatios,
-    /// Stop after reading this many games (kept or skipped).
+    /// Stop after reading this many games (kept or skipped), for quick runs.
+    #[arg(long)]
     pub max_games: Option<u64>,
 }
 
@@ -75,7 +86,7 @@ pub type TripletSummary = SplitSummary<TripletCounts>;
 
 /// `<prefix>.train.trip`, `<prefix>.valid.trip`, `<prefix>.test.trip`.
 pub fn split_paths(prefix: &Path) -> [PathBuf; 3] {
-    records::split_paths(prefix, "trip")
+    records::split_paths(prefix, EXT)
 }
 
 /// Reads every game of `input` (uncompressed PGN), writes the three split files under
@@ -89,7 +100,7 @@ pub fn write_triplets<R: Read>(
     mut on_game: impl FnMut(&TripletSummary),
 ) -> Result<TripletSummary> {
     let mut run =
-        SplitRun::<_, TripletCounts>::create(out_prefix, "trip", |split: Split| TripletHeader {
+        SplitRun::<_, TripletCounts>::create(out_prefix, EXT, |split: Split| TripletHeader {
             skip_plies: config.skip_plies,
             quiet: config.quiet,
             min_elo: config.filter.min_elo.unwrap_or(0),

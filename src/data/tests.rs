@@ -1,127 +1,35 @@
-//! End-to-end tests of `cerise data triplets` on the committed fixture: 20 master games from
-//! `sample_masters_1000.pgn` plus hand-made corrupt, set-up and bad-FEN games. The fixture
-//! readers here (`raw_games`, `replay`) are shared with `positions::tests`.
+//! End-to-end tests of `cerise data triplets` on the committed fixture
+//! ([`testing::fixture`]), compared with its independent replay.
 
+use super::pgn::GameFilter;
+use super::testing::fixture::{raw_games, replay, RawGame, FIXTURE};
+use super::testing::pgn_command::{
+    assert_force_needed_to_replace, assert_only_in_its_split,
+    assert_unreadable_input_leaves_nothing, pgn_args,
+};
+use super::testing::{self, temp_dir};
 use super::*;
 use crate::chess::CompactBoard;
-use pgn_reader::{RawTag, Reader, SanPlus, Visitor};
-use shakmaty::fen::Fen;
-use shakmaty::{CastlingMode, Chess, Position as _};
-use std::ops::ControlFlow;
-use std::path::{Path, PathBuf};
-
-pub(super) const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/src/data/fixtures/mini.pgn");
-
-/// A deliberately naive reference: raw tags and SAN text per game, replayed separately.
-#[derive(Default, Debug)]
-pub(super) struct RawGame {
-    pub(super) tags: Vec<(String, String)>,
-    pub(super) sans: Vec<String>,
-}
-
-impl RawGame {
-    pub(super) fn tag(&self, name: &str) -> Option<&str> {
-        self.tags
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| v.as_str())
-    }
-}
-
-struct Collect;
-
-impl Visitor for Collect {
-    type Tags = RawGame;
-    type Movetext = RawGame;
-    type Output = RawGame;
-    fn begin_tags(&mut self) -> ControlFlow<RawGame, RawGame> {
-        ControlFlow::Continue(RawGame::default())
-    }
-    fn tag(&mut self, g: &mut RawGame, name: &[u8], value: RawTag<'_>) -> ControlFlow<RawGame> {
-        g.tags.push((
-            String::from_utf8_lossy(name).into_owned(),
-            value.decode_utf8_lossy().into_owned(),
-        ));
-        ControlFlow::Continue(())
-    }
-    fn begin_movetext(&mut self, g: RawGame) -> ControlFlow<RawGame, RawGame> {
-        ControlFlow::Continue(g)
-    }
-    fn san(&mut self, g: &mut RawGame, san: SanPlus) -> ControlFlow<RawGame> {
-        g.sans.push(san.to_string());
-        ControlFlow::Continue(())
-    }
-    fn end_game(&mut self, g: RawGame) -> RawGame {
-        g
-    }
-}
-
-pub(super) fn raw_games() -> Vec<RawGame> {
-    let text = std::fs::read(FIXTURE).expect("fixture is committed");
-    let mut reader = Reader::new(&text[..]);
-    let mut out = Vec::new();
-    while let Some(g) = reader.read_game(&mut Collect).expect("fixture reads") {
-        out.push(g);
-    }
-    out
-}
-
-/// The positions of a game before each move, or `None` if the game has an illegal move or
-/// a bad start.
-pub(super) fn replay(g: &RawGame) -> Option<(Vec<Chess>, Vec<shakmaty::Move>)> {
-    let mut pos = match g.tag("FEN") {
-        Some(fen) => fen
-            .parse::<Fen>()
-            .ok()?
-            .into_position(CastlingMode::Standard)
-            .ok()?,
-        None => Chess::default(),
-    };
-    let (mut before, mut moves) = (Vec::new(), Vec::new());
-    for s in &g.sans {
-        let m = s.parse::<SanPlus>().ok()?.san.to_move(&pos).ok()?;
-        before.push(pos.clone());
-        moves.push(m);
-        pos.play_unchecked(m);
-    }
-    Some((before, moves))
-}
+use shakmaty::Position as _;
+use std::path::Path;
 
 /// p, q, every legal child but q, and the result for p's side to move.
 type ExpectedRecord = (CompactBoard, CompactBoard, Vec<CompactBoard>, i8);
 
-pub(super) fn temp_dir(tag: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("cerise-data-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir
-}
-
 fn args(input: &Path, out: &Path) -> TripletArgs {
-    TripletArgs {
-        input: input.to_path_buf(),
-        out: out.to_path_buf(),
+    let settings = TripletConfig {
         seed: 7,
         skip_plies: 6,
         quiet: false,
-        min_elo: None,
-        results: ResultFilter::default(),
+        filter: GameFilter::default(),
         split: "60,20,20".parse().expect("valid split"),
         max_games: None,
-        force: false,
-        no_progress: true,
-    }
+    };
+    pgn_args(input, out, settings)
 }
 
-pub(super) fn read_all(path: &Path) -> Vec<Triplet> {
-    let mut r = TripletReader::open(path).expect("output opens");
-    let mut out = Vec::new();
-    let mut batch = Vec::new();
-    while r.read_batch(17, &mut batch).expect("batch") > 0 {
-        out.extend_from_slice(&batch);
-    }
-    assert_eq!(out.len() as u64, r.len());
-    out
+fn read_all(path: &Path) -> Vec<Triplet> {
+    testing::read_all::<TripletHeader>(path)
 }
 
 #[test]
@@ -145,10 +53,10 @@ fn records_match_an_independent_replay_split_by_game() {
             Some("0-1") => -1,
             _ => 0,
         };
-        let split = a.split.assign(a.seed, index as u64) as usize;
+        let split = a.settings.split.assign(a.settings.seed, index as u64) as usize;
         for (ply, (p, m)) in before.iter().zip(&moves).enumerate() {
             let legal = p.legal_moves();
-            if ply < a.skip_plies as usize || legal.len() < 2 {
+            if ply < a.settings.skip_plies as usize || legal.len() < 2 {
                 continue;
             }
             let child = |mv: &shakmaty::Move| {
@@ -218,7 +126,7 @@ fn output_is_reproducible_and_seed_dependent() {
     let dir = temp_dir("repro");
     let run = |name: &str, seed: u64| {
         let mut a = args(Path::new(FIXTURE), &dir.join(name));
-        a.seed = seed;
+        a.settings.seed = seed;
         run_triplets_cli(&a).expect("fixture converts");
         split_paths(&a.out).map(|p| read_all(&p))
     };
@@ -242,7 +150,7 @@ fn no_game_spans_two_splits() {
         };
         let boards: Vec<CompactBoard> = before
             .iter()
-            .skip(a.skip_plies as usize)
+            .skip(a.settings.skip_plies as usize)
             .filter(|p| p.legal_moves().len() >= 2)
             .map(CompactBoard::from_chess)
             .collect();
@@ -250,14 +158,8 @@ fn no_game_spans_two_splits() {
         let Some(probe) = boards.get(boards.len() / 2) else {
             continue;
         };
-        let holders: Vec<usize> = (0..3)
-            .filter(|&s| files[s].iter().any(|t| t.p == *probe))
-            .collect();
-        assert_eq!(
-            holders,
-            vec![a.split.assign(a.seed, index as u64) as usize],
-            "game {index}"
-        );
+        let (split, seed) = (&a.settings.split, a.settings.seed);
+        assert_only_in_its_split(&files, |t| t.p == *probe, split, seed, index);
     }
     std::fs::remove_dir_all(&dir).ok();
 }
@@ -304,7 +206,7 @@ fn filters_count_skips_by_reason() {
     assert!(missing > 0 && low > 0, "fixture exercises both Elo reasons");
 
     let mut a = args(Path::new(FIXTURE), &dir.join("elo"));
-    a.min_elo = Some(2300);
+    a.settings.filter.min_elo = Some(2300);
     let s = run_triplets_cli(&a).expect("runs");
     assert_eq!(
         s.skipped.get(&SkipReason::MissingElo).copied(),
@@ -323,7 +225,7 @@ fn filters_count_skips_by_reason() {
         .filter(|g| g.tag("Result") == Some("1/2-1/2"))
         .count() as u64;
     let mut a = args(Path::new(FIXTURE), &dir.join("decisive"));
-    a.results = "decisive".parse().expect("valid");
+    a.settings.filter.results = "decisive".parse().expect("valid");
     let s = run_triplets_cli(&a).expect("runs");
     assert_eq!(
         s.skipped.get(&SkipReason::ResultFiltered).copied(),
@@ -334,13 +236,8 @@ fn filters_count_skips_by_reason() {
     }
 
     let mut a = args(Path::new(FIXTURE), &dir.join("few"));
-    a.max_games = Some(5);
-    assert_eq!(run_triplets_cli(&a).expect("runs").games_read, 5);
-    // The same prefix again is refused without --force and accepted with it.
-    let err = run_triplets_cli(&a).unwrap_err().to_string();
-    assert!(err.contains("--force"), "{err}");
-    a.force = true;
-    assert_eq!(run_triplets_cli(&a).expect("forced").games_read, 5);
+    a.settings.max_games = Some(5);
+    assert_force_needed_to_replace(a, 5, run_triplets_cli);
     std::fs::remove_dir_all(&dir).ok();
 }
 
@@ -359,8 +256,8 @@ fn garbage_input_does_not_abort() {
     )
     .expect("write");
     let mut a = args(&input, &dir.join("junk"));
-    a.skip_plies = 0;
-    a.split = "100,0,0".parse().expect("valid");
+    a.settings.skip_plies = 0;
+    a.settings.split = "100,0,0".parse().expect("valid");
     let s = run_triplets_cli(&a).expect("garbage is skipped, not fatal");
     assert_eq!(s.games_read, 4, "{s}");
     assert_eq!(s.skipped.get(&SkipReason::UnknownResult), Some(&1), "{s}");
@@ -374,21 +271,5 @@ fn garbage_input_does_not_abort() {
 
 #[test]
 fn non_pgn_input_fails_with_a_clear_error() {
-    let dir = temp_dir("notpgn");
-    let input = dir.join("fake.pgn.bz2");
-    std::fs::write(&input, b"this is not bzip2 data at all").expect("write");
-    let err = format!(
-        "{:#}",
-        run_triplets_cli(&args(&input, &dir.join("x"))).unwrap_err()
-    );
-    assert!(err.contains("fake.pgn.bz2"), "{err}");
-    // Nothing is left behind under the final or the partial names.
-    for p in split_paths(&dir.join("x")) {
-        assert!(
-            !p.exists() && !records::partial_path(&p).exists(),
-            "{}",
-            p.display()
-        );
-    }
-    std::fs::remove_dir_all(&dir).ok();
+    assert_unreadable_input_leaves_nothing("notpgn", args, run_triplets_cli);
 }

@@ -124,31 +124,8 @@ pub fn game_triplets(
 #[cfg(test)]
 mod tests {
     use super::super::filter::GameResult;
+    use super::super::testing::game_of;
     use super::*;
-    use shakmaty::san::San;
-
-    fn game(sans: &[&str], result: GameResult) -> ParsedGame {
-        let start = Chess::default();
-        let mut pos = start.clone();
-        let moves = sans
-            .iter()
-            .map(|s| {
-                let m = s
-                    .parse::<San>()
-                    .expect("test SAN")
-                    .to_move(&pos)
-                    .expect("legal");
-                pos.play_unchecked(m);
-                m
-            })
-            .collect();
-        ParsedGame {
-            start,
-            moves,
-            result,
-            date: None,
-        }
-    }
 
     fn collect(g: &ParsedGame, skip: u32, seed: u64) -> (Vec<Triplet>, GameCounts) {
         collect_with(g, skip, false, seed)
@@ -173,7 +150,7 @@ mod tests {
     #[test]
     fn quiet_filter_keeps_only_quiet_moves_out_of_check() {
         // Plies: e4 e5 Qh5 Nc6 Bc4 Nf6 Qxf7# -- the last is a capture (and gives mate).
-        let g = game(
+        let g = game_of(
             &["e4", "e5", "Qh5", "Nc6", "Bc4", "Nf6", "Qxf7#"],
             GameResult::WhiteWins,
         );
@@ -201,14 +178,14 @@ mod tests {
             }
         }
         // Black to move in check (after Bb5+) gives no quiet triplet.
-        let check = game(&["e4", "d6", "Bb5+", "c6"], GameResult::Draw);
+        let check = game_of(&["e4", "d6", "Bb5+", "c6"], GameResult::Draw);
         let (trips, counts) = collect_with(&check, 0, true, 1);
         assert_eq!((trips.len(), counts.noisy), (3, 1));
     }
 
     #[test]
     fn q_is_played_child_and_r_another_legal_child() {
-        let g = game(
+        let g = game_of(
             &["e4", "e5", "Qh5", "Nc6", "Bc4", "Nf6", "Qxf7#"],
             GameResult::WhiteWins,
         );
@@ -247,7 +224,7 @@ mod tests {
     fn forced_positions_are_skipped_and_seed_matters() {
         // After 1. e4 f5 2. Qh5+ the only legal reply is g6 (Kf7 stays on the queen's
         // diagonal), so that position gives no triplet.
-        let g = game(&["e4", "f5", "Qh5+", "g6", "Qxg6+"], GameResult::WhiteWins);
+        let g = game_of(&["e4", "f5", "Qh5+", "g6", "Qxg6+"], GameResult::WhiteWins);
         let mut forced_pos = g.start.clone();
         for &m in &g.moves[..3] {
             forced_pos.play_unchecked(m);
@@ -258,7 +235,7 @@ mod tests {
         assert_eq!(counts.triplets + counts.forced, 5);
         assert_eq!(trips.len() as u64, counts.triplets);
         // Different seeds pick different random children somewhere in a long-enough game.
-        let long = game(
+        let long = game_of(
             &[
                 "d4", "d5", "c4", "e6", "Nc3", "Nf6", "Bg5", "Be7", "e3", "O-O",
             ],

@@ -6,7 +6,7 @@ use super::file::{Label, LabelsFile};
 use super::run::{label_candidates, LabelJob};
 use super::select::{select_positions, Candidate, SelectConfig};
 use super::uci_client::{EngineSpec, SearchLimit};
-use crate::data::tests::temp_dir;
+use crate::data::testing::temp_dir;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::time::Duration;

@@ -64,32 +64,11 @@ pub fn game_positions(
 #[cfg(test)]
 mod tests {
     use super::super::super::filter::GameResult;
+    use super::super::super::testing::game_of;
     use super::*;
+    use crate::data::records::Record;
     use shakmaty::san::San;
     use shakmaty::Role;
-
-    fn game(sans: &[&str], result: GameResult) -> ParsedGame {
-        let start = Chess::default();
-        let mut pos = start.clone();
-        let moves = sans
-            .iter()
-            .map(|s| {
-                let m = s
-                    .parse::<San>()
-                    .expect("test SAN")
-                    .to_move(&pos)
-                    .expect("legal");
-                pos.play_unchecked(m);
-                m
-            })
-            .collect();
-        ParsedGame {
-            start,
-            moves,
-            result,
-            date: None,
-        }
-    }
 
     const ALL: PlySelection = PlySelection {
         skip: 0,
@@ -105,7 +84,7 @@ mod tests {
 
     #[test]
     fn moves_are_stored_in_the_movers_frame() {
-        let g = game(&["e4", "e5", "Nf3", "Nc6"], GameResult::BlackWins);
+        let g = game_of(&["e4", "e5", "Nf3", "Nc6"], GameResult::BlackWins);
         let (recs, _) = records(&g, ALL);
         assert_eq!(recs.len(), 4);
         let first = recs[0];
@@ -138,17 +117,14 @@ mod tests {
         // Every record passes the reader's validation.
         for (i, r) in recs.iter().enumerate() {
             let mut buf = [0u8; super::super::record::RECORD_BYTES];
-            r.to_bytes(&mut buf);
-            assert_eq!(
-                LabelledPosition::from_bytes(&buf, i as u64).expect("valid"),
-                *r
-            );
+            r.encode(&mut buf);
+            assert_eq!(LabelledPosition::decode(&buf, i as u64).expect("valid"), *r);
         }
     }
 
     #[test]
     fn castling_is_the_kings_move_and_promotions_are_kept() {
-        let g = game(
+        let g = game_of(
             &[
                 "e4", "d5", "Nf3", "Qd6", "Be2", "Bd7", "O-O", "Nc6", "d3", "O-O-O",
             ],
@@ -185,14 +161,14 @@ mod tests {
         assert_eq!((rec.role, rec.promotion), (Role::Pawn, Some(Role::Knight)));
         assert_eq!(rec.uci(), "a2a1n");
         let mut buf = [0u8; super::super::record::RECORD_BYTES];
-        rec.to_bytes(&mut buf);
-        assert_eq!(LabelledPosition::from_bytes(&buf, 0).expect("valid"), rec);
+        rec.encode(&mut buf);
+        assert_eq!(LabelledPosition::decode(&buf, 0).expect("valid"), rec);
     }
 
     #[test]
     fn skip_and_every_select_plies_and_the_end_is_returned() {
         let sans = ["f3", "e5", "g4", "Qh4#"];
-        let g = game(&sans, GameResult::BlackWins);
+        let g = game_of(&sans, GameResult::BlackWins);
         let (recs, end) = records(&g, ALL);
         assert!(end.is_checkmate(), "fool's mate");
         assert_eq!(recs.len(), 4);

@@ -28,8 +28,8 @@
 //! stored test weight is then not used.
 
 use super::super::date::Cutoff;
-use super::super::format::{ResultMask, Split};
-use super::super::records::{formats, ByteReader, ByteWriter, FileHeader, Format};
+use super::super::format::{read_games_trailer, write_games_trailer, ResultMask, Split};
+use super::super::records::{file_header_items, formats, ByteReader, ByteWriter, FileHeader};
 use super::ending::Ending;
 use super::record::LabelledPosition;
 use crate::chess::ENCODING_NAME;
@@ -37,6 +37,8 @@ use anyhow::{ensure, Result};
 
 pub const MAGIC: &[u8; 8] = formats::POSITIONS.magic;
 pub const VERSION: u32 = formats::POSITIONS.version;
+/// The extension of labelled-position files.
+pub const EXT: &str = "pos";
 
 /// Everything the header records about how a file was made.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -85,16 +87,7 @@ impl PositionHeader {
 }
 
 impl FileHeader for PositionHeader {
-    type Record = LabelledPosition;
-    const FORMAT: &'static Format = &formats::POSITIONS;
-
-    fn count(&self) -> u64 {
-        self.count
-    }
-
-    fn set_count(&mut self, count: u64) {
-        self.count = count;
-    }
+    file_header_items!(LabelledPosition, &formats::POSITIONS);
 
     fn write_fields(&self, out: &mut ByteWriter) -> Result<()> {
         out.u64(self.seed);
@@ -106,11 +99,7 @@ impl FileHeader for PositionHeader {
         out.u8(self.ending.code());
         out.u8(self.split.map_or(255, Split::code));
         out.u8(0);
-        for w in self.split_weights {
-            out.u16(w);
-        }
-        out.str16(&self.encoding, "encoding name")?;
-        out.str32(&self.source, "source string")
+        write_games_trailer(out, &self.split_weights, &self.encoding, &self.source)
     }
 
     fn read_fields(version: u32, count: u64, input: &mut ByteReader) -> Result<Self> {
@@ -128,10 +117,7 @@ impl FileHeader for PositionHeader {
             reserved == 0,
             "reserved header byte 55 is {reserved}, not 0; the file is corrupt"
         );
-        let mut split_weights = [0u16; 3];
-        for w in &mut split_weights {
-            *w = input.u16("split weights")?;
-        }
+        let (split_weights, encoding, source) = read_games_trailer(input)?;
         Ok(PositionHeader {
             version,
             count,
@@ -144,8 +130,8 @@ impl FileHeader for PositionHeader {
             ending,
             split,
             split_weights,
-            encoding: input.str16("encoding name")?,
-            source: input.str32("source")?,
+            encoding,
+            source,
         })
     }
 
@@ -164,7 +150,8 @@ impl FileHeader for PositionHeader {
 #[cfg(test)]
 mod tests {
     use super::super::super::format::MAGIC as TRIPLET_MAGIC;
-    use super::super::super::records::header::{announced_len, decode, encode, COUNT_OFFSET};
+    use super::super::super::records::header::{decode, encode};
+    use super::super::super::testing::assert_header_round_trips;
     use super::*;
 
     fn u32_at(bytes: &[u8], at: usize) -> u32 {
@@ -188,22 +175,10 @@ mod tests {
 
     #[test]
     fn header_round_trips() {
-        let h = sample_header();
-        let bytes = encode(&h).expect("header encodes");
-        assert_eq!(&bytes[..8], MAGIC);
+        let bytes = assert_header_round_trips(&sample_header());
         assert_eq!(
             bytes.len(),
             62 + 2 + ENCODING_NAME.len() + 4 + "games/ü.pgn.bz2".len()
-        );
-        assert_eq!(
-            announced_len(&formats::POSITIONS, &bytes).expect("valid prefix") as usize,
-            bytes.len()
-        );
-        assert_eq!(decode::<PositionHeader>(&bytes).expect("decodes"), h);
-        let at = COUNT_OFFSET as usize;
-        assert_eq!(
-            u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap()),
-            4321
         );
         assert_eq!(u32_at(&bytes, 48), 20150101, "test-after as YYYYMMDD");
         assert_eq!(bytes[53], 2, "ending code of mate");

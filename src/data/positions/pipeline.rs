@@ -15,7 +15,7 @@ use super::super::rng::SplitMix64;
 use super::super::split::SplitRatios;
 use super::ending::Ending;
 use super::extract::{game_positions, PlySelection};
-use super::header::PositionHeader;
+use super::header::{PositionHeader, EXT};
 use super::record::LabelledPosition;
 use anyhow::{ensure, Result};
 use shakmaty::{Chess, Color, Position as _};
@@ -23,20 +23,36 @@ use std::io::Read;
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// How `cerise data positions` picks its positions: its own arguments (see [`super::cli`]),
+/// in the order its help lists them.
+#[derive(clap::Args, Clone, Debug, PartialEq, Eq)]
 pub struct PositionConfig {
-    pub seed: u64,
-    pub skip_plies: u32,
-    /// Keep one position in this many (at least 1).
-    pub every: u32,
+    /// Games kept by how they ended: `all` (draws too), `decisive` (1-0, 0-1), or `mate`
+    /// (the moves end in checkmate). A game whose result contradicts its final mate is skipped.
+    #[arg(long, default_value = "decisive")]
     pub ending: Ending,
-    /// Both players' Elo tags at least this; 0 = no filter (and no Elo tags needed).
+    /// Keep only games where both players have an Elo tag of at least this (0: no filter).
+    #[arg(long, default_value_t = 0)]
     pub min_elo: u32,
-    pub split: SplitRatios,
-    /// Games dated on or after this go to test, all others to train or valid.
-    pub test_after: Option<Cutoff>,
-    /// Stop after reading this many games (kept or skipped).
+    /// Plies at the start of every game that give no positions.
+    #[arg(long, default_value_t = 0)]
+    pub skip_plies: u32,
+    /// Keep one position in N of every game (at a seeded offset per game).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    pub every: u32,
+    /// Stop after reading this many games (kept or skipped), for quick runs.
+    #[arg(long)]
     pub max_games: Option<u64>,
+    /// Seed of the by-game split and of the `--every` offsets.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Train,valid,test percentages of games.
+    #[arg(long, default_value = "90,5,5")]
+    pub split: SplitRatios,
+    /// Games dated on or after this (YYYY.MM.DD) form the test file; all other games
+    /// (earlier or undated) are split between train and valid in the ratio of their weights.
+    #[arg(long, value_name = "YYYY.MM.DD")]
+    pub test_after: Option<Cutoff>,
 }
 
 impl Default for PositionConfig {
@@ -127,7 +143,7 @@ pub type PositionSummary = SplitSummary<PositionRunCounts>;
 
 /// `<prefix>.train.pos`, `<prefix>.valid.pos`, `<prefix>.test.pos`.
 pub fn split_paths(prefix: &Path) -> [PathBuf; 3] {
-    records::split_paths(prefix, "pos")
+    records::split_paths(prefix, EXT)
 }
 
 /// Why a parsed game gives no records, judged on its final position: a mate the result
@@ -169,7 +185,7 @@ pub fn write_positions<R: Read>(
             "--test-after needs a nonzero train or valid weight in --split"
         );
     }
-    let mut run = SplitRun::<_, PositionRunCounts>::create(out_prefix, "pos", |split| {
+    let mut run = SplitRun::<_, PositionRunCounts>::create(out_prefix, EXT, |split| {
         config.header(source, split)
     })?;
     run.summary.extra.test_after = config.test_after;

@@ -23,6 +23,7 @@
 //! as "king takes rook". En passant stores the capturing pawn's target square.
 
 use crate::chess::CompactBoard;
+use crate::data::records::Record;
 use anyhow::{bail, ensure, Result};
 use shakmaty::Role;
 
@@ -49,8 +50,10 @@ pub struct LabelledPosition {
     pub ply: u16,
 }
 
-impl LabelledPosition {
-    pub fn to_bytes(&self, out: &mut [u8; RECORD_BYTES]) {
+impl Record for LabelledPosition {
+    const BYTES: usize = RECORD_BYTES;
+
+    fn encode(&self, out: &mut [u8]) {
         out[..64].copy_from_slice(&self.board.0);
         out[64] = u8::from(self.white_to_move);
         out[65] = self.result as u8;
@@ -61,13 +64,7 @@ impl LabelledPosition {
         out[70..72].copy_from_slice(&self.ply.to_le_bytes());
     }
 
-    /// Decodes and validates one record; `index` only labels the error.
-    pub fn from_bytes(bytes: &[u8], index: u64) -> Result<Self> {
-        ensure!(
-            bytes.len() == RECORD_BYTES,
-            "record {index}: expected {RECORD_BYTES} bytes, got {}",
-            bytes.len()
-        );
+    fn decode_fields(bytes: &[u8], index: u64) -> Result<Self> {
         let corrupt = "the file is corrupt";
         let mut board = [0u8; 64];
         board.copy_from_slice(&bytes[..64]);
@@ -127,7 +124,9 @@ impl LabelledPosition {
             ply: u16::from_le_bytes([bytes[70], bytes[71]]),
         })
     }
+}
 
+impl LabelledPosition {
     /// The result from the side to move's point of view: +1 it won, 0 draw, −1 it lost.
     pub fn stm_result(&self) -> i8 {
         if self.white_to_move {
@@ -185,22 +184,10 @@ impl LabelledPosition {
     }
 }
 
-impl crate::data::records::Record for LabelledPosition {
-    const BYTES: usize = RECORD_BYTES;
-
-    fn encode(&self, out: &mut [u8]) {
-        let out: &mut [u8; RECORD_BYTES] = out.try_into().expect("a record's bytes");
-        self.to_bytes(out);
-    }
-
-    fn decode(bytes: &[u8], index: u64) -> Result<Self> {
-        LabelledPosition::from_bytes(bytes, index)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::data::testing::assert_corrupt_bytes_refused;
 
     /// Black to move after 1.e4: the board mirrored, and Black answers 1...e5.
     fn sample() -> LabelledPosition {
@@ -225,8 +212,8 @@ mod tests {
     fn round_trips_and_orients() {
         let r = sample();
         let mut buf = [0u8; RECORD_BYTES];
-        r.to_bytes(&mut buf);
-        assert_eq!(LabelledPosition::from_bytes(&buf, 0).expect("valid"), r);
+        r.encode(&mut buf);
+        assert_eq!(LabelledPosition::decode(&buf, 0).expect("valid"), r);
         assert_eq!(buf[65] as i8, -1, "White's view is stored");
         assert_eq!(r.stm_result(), 1, "Black, to move, won");
         assert_eq!(r.uci(), "e7e5");
@@ -250,35 +237,27 @@ mod tests {
     #[test]
     fn rejects_every_corrupt_field() {
         let mut good = [0u8; RECORD_BYTES];
-        sample().to_bytes(&mut good);
-        let cases: [(usize, u8, &str); 11] = [
-            (20, 13, "board square 20 holds 13"),
-            (64, 2, "white_to_move byte 2"),
-            (65, 2, "result byte 2"),
-            (65, 0xFE, "result byte -2"),
-            (66, 64, "move squares 64 -> 28"),
-            (67, 12, "move squares 12 -> 12"),
-            (68, 0, "moving role 0"),
-            (68, 7, "moving role 7"),
-            (69, 6, "promotion 6"),
-            (68, 2, "not on its from square 12"),
-            (69, 5, "does not fit a Pawn moving to square 28"),
-        ];
-        for (at, value, expect) in cases {
-            let mut bad = good;
-            bad[at] = value;
-            let err = LabelledPosition::from_bytes(&bad, 9)
-                .unwrap_err()
-                .to_string();
-            assert!(err.starts_with("record 9: "), "{err}");
-            assert!(err.contains(expect), "byte {at} = {value}: {err}");
-        }
+        sample().encode(&mut good);
+        assert_corrupt_bytes_refused::<LabelledPosition>(
+            &good,
+            &[
+                (20, 13, "board square 20 holds 13"),
+                (64, 2, "white_to_move byte 2"),
+                (65, 2, "result byte 2"),
+                (65, 0xFE, "result byte -2"),
+                (66, 64, "move squares 64 -> 28"),
+                (67, 12, "move squares 12 -> 12"),
+                (68, 0, "moving role 0"),
+                (68, 7, "moving role 7"),
+                (69, 6, "promotion 6"),
+                (68, 2, "not on its from square 12"),
+                (69, 5, "does not fit a Pawn moving to square 28"),
+            ],
+        );
         // Moving onto one's own piece (d2 holds our pawn).
         let mut bad = good;
         bad[67] = 11;
-        let err = LabelledPosition::from_bytes(&bad, 0)
-            .unwrap_err()
-            .to_string();
+        let err = LabelledPosition::decode(&bad, 0).unwrap_err().to_string();
         assert!(err.contains("own piece"), "{err}");
         // A pawn reaching the last rank without promoting.
         let mut bad = good;
@@ -287,14 +266,12 @@ mod tests {
         bad[60] = 0;
         bad[66] = 52;
         bad[67] = 60;
-        let err = LabelledPosition::from_bytes(&bad, 0)
-            .unwrap_err()
-            .to_string();
+        let err = LabelledPosition::decode(&bad, 0).unwrap_err().to_string();
         assert!(err.contains("promotion None"), "{err}");
         bad[69] = 5;
-        let promoted = LabelledPosition::from_bytes(&bad, 0).expect("e7-e8=Q is valid");
+        let promoted = LabelledPosition::decode(&bad, 0).expect("e7-e8=Q is valid");
         assert_eq!(promoted.promotion, Some(Role::Queen));
         assert_eq!(promoted.uci(), "e2e1q", "Black promotes on the first rank");
-        assert!(LabelledPosition::from_bytes(&good[..71], 0).is_err());
+        assert!(LabelledPosition::decode(&good[..71], 0).is_err());
     }
 }

@@ -3,7 +3,12 @@
 //! small inline PGNs. Expected records come from an independent replay of the raw SAN.
 
 use super::super::records::partial_path;
-use super::super::tests::{raw_games, replay, temp_dir, RawGame, FIXTURE};
+use super::super::testing::fixture::{raw_games, replay, RawGame, FIXTURE};
+use super::super::testing::pgn_command::{
+    assert_force_needed_to_replace, assert_only_in_its_split,
+    assert_unreadable_input_leaves_nothing, pgn_args,
+};
+use super::super::testing::{self, temp_dir};
 use super::super::{SkipReason, Split, TripletHeader, TripletWriter};
 use super::*;
 use crate::chess::CompactBoard;
@@ -11,31 +16,17 @@ use shakmaty::{CastlingMode, Chess, Position as _, Role};
 use std::path::{Path, PathBuf};
 
 fn args(input: &Path, out: &Path) -> PositionArgs {
-    PositionArgs {
-        input: input.to_path_buf(),
-        out: out.to_path_buf(),
+    let settings = PositionConfig {
         ending: Ending::All,
-        min_elo: 0,
-        skip_plies: 0,
-        every: 1,
-        max_games: None,
         seed: 7,
         split: "60,20,20".parse().expect("valid split"),
-        test_after: None,
-        force: false,
-        no_progress: true,
-    }
+        ..PositionConfig::default()
+    };
+    pgn_args(input, out, settings)
 }
 
 fn read_all(path: &Path) -> Vec<LabelledPosition> {
-    let mut r = PositionReader::open(path).expect("output opens");
-    let mut out = Vec::new();
-    let mut batch = Vec::new();
-    while r.read_batch(13, &mut batch).expect("batch") > 0 {
-        out.extend_from_slice(&batch);
-    }
-    assert_eq!(out.len() as u64, r.len());
-    out
+    testing::read_all::<PositionHeader>(path)
 }
 
 fn white_score(g: &RawGame) -> i8 {
@@ -99,7 +90,7 @@ fn fixture_records_match_an_independent_replay() {
     // indices part ways early: the split must follow the index in the file.
     for ending in [Ending::Decisive, Ending::All] {
         let mut a = args(Path::new(FIXTURE), &dir.join(ending.name()));
-        a.ending = ending;
+        a.settings.ending = ending;
         let summary = run_positions_cli(&a).expect("fixture converts");
         assert_eq!(summary.games_read, games.len() as u64);
         let mut expected: [Vec<Expected>; 3] = Default::default();
@@ -113,7 +104,7 @@ fn fixture_records_match_an_independent_replay() {
                 continue;
             }
             used += 1;
-            let split = a.split.assign(a.seed, index as u64) as usize;
+            let split = a.settings.split.assign(a.settings.seed, index as u64) as usize;
             expected[split].extend(records);
         }
         assert_eq!(summary.games_used, used, "{summary}");
@@ -190,8 +181,8 @@ const ENDINGS: &str = r#"[Event "scholar's mate"]
 
 fn ending_run(dir: &Path, ending: Ending) -> (PositionSummary, Vec<LabelledPosition>) {
     let mut a = args(&pgn_file(dir, ENDINGS), &dir.join(ending.name()));
-    a.ending = ending;
-    a.split = "100,0,0".parse().expect("valid");
+    a.settings.ending = ending;
+    a.settings.split = "100,0,0".parse().expect("valid");
     let s = run_positions_cli(&a).expect("runs");
     let records = read_all(&split_paths(&a.out)[0]);
     (s, records)
@@ -268,14 +259,8 @@ fn no_game_spans_two_splits() {
         };
         // Openings recur across games; a game's middle record identifies it.
         let probe = &records[records.len() / 2];
-        let holders: Vec<usize> = (0..3)
-            .filter(|&s| files[s].iter().any(|r| as_expected(r) == *probe))
-            .collect();
-        assert_eq!(
-            holders,
-            vec![a.split.assign(a.seed, index as u64) as usize],
-            "game {index}"
-        );
+        let (split, seed) = (&a.settings.split, a.settings.seed);
+        assert_only_in_its_split(&files, |r| as_expected(r) == *probe, split, seed, index);
     }
     std::fs::remove_dir_all(&dir).ok();
 }
@@ -284,8 +269,8 @@ fn no_game_spans_two_splits() {
 fn test_after_puts_later_games_in_test_only() {
     let dir = temp_dir("pos-date");
     let mut a = args(Path::new(FIXTURE), &dir.join("dated"));
-    a.split = "90,5,5".parse().expect("valid");
-    a.test_after = Some("1986.01.01".parse().expect("date"));
+    a.settings.split = "90,5,5".parse().expect("valid");
+    a.settings.test_after = Some("1986.01.01".parse().expect("date"));
     let s = run_positions_cli(&a).expect("runs");
     let games = raw_games();
     let later: Vec<&RawGame> = games
@@ -321,7 +306,7 @@ fn test_after_puts_later_games_in_test_only() {
     assert_eq!(h.test_after, Some(crate::data::Cutoff(19860101)));
     // A cutoff before every game leaves undated ones in train/valid.
     let mut early = args(Path::new(FIXTURE), &dir.join("early"));
-    early.test_after = Some("1900.01.01".parse().expect("date"));
+    early.settings.test_after = Some("1900.01.01".parse().expect("date"));
     let s = run_positions_cli(&early).expect("runs");
     assert_eq!(s.games_per_split[2], 20, "every dated game: {s}");
     assert_eq!(
@@ -331,8 +316,8 @@ fn test_after_puts_later_games_in_test_only() {
     );
     // No train or valid weight leaves nowhere for the undated games.
     let mut none = args(Path::new(FIXTURE), &dir.join("none"));
-    none.split = "0,0,100".parse().expect("valid");
-    none.test_after = Some("1986.01.01".parse().expect("date"));
+    none.settings.split = "0,0,100".parse().expect("valid");
+    none.settings.test_after = Some("1986.01.01".parse().expect("date"));
     let err = run_positions_cli(&none).unwrap_err().to_string();
     assert!(err.contains("--test-after needs"), "{err}");
     std::fs::remove_dir_all(&dir).ok();
@@ -343,8 +328,8 @@ fn every_skip_and_elo_filters_thin_the_data() {
     let dir = temp_dir("pos-every");
     let all = run_positions_cli(&args(Path::new(FIXTURE), &dir.join("all"))).expect("runs");
     let mut a = args(Path::new(FIXTURE), &dir.join("third"));
-    a.every = 3;
-    a.skip_plies = 4;
+    a.settings.every = 3;
+    a.settings.skip_plies = 4;
     let s = run_positions_cli(&a).expect("runs");
     let recs: Vec<LabelledPosition> = split_paths(&a.out)
         .iter()
@@ -386,7 +371,7 @@ fn every_skip_and_elo_filters_thin_the_data() {
     assert_eq!((h.every, h.skip_plies), (3, 4));
 
     let mut a = args(Path::new(FIXTURE), &dir.join("elo"));
-    a.min_elo = 2300;
+    a.settings.min_elo = 2300;
     let s = run_positions_cli(&a).expect("runs");
     assert!(
         s.skipped.get(&SkipReason::MissingElo).copied().unwrap_or(0) > 0,
@@ -407,17 +392,8 @@ fn every_skip_and_elo_filters_thin_the_data() {
 
 #[test]
 fn failed_or_killed_runs_leave_no_final_file() {
+    assert_unreadable_input_leaves_nothing("pos-fail-input", args, run_positions_cli);
     let dir = temp_dir("pos-fail");
-    let input = dir.join("fake.pgn.bz2");
-    std::fs::write(&input, b"this is not bzip2 data at all").expect("write");
-    let err = format!(
-        "{:#}",
-        run_positions_cli(&args(&input, &dir.join("x"))).unwrap_err()
-    );
-    assert!(err.contains("fake.pgn.bz2"), "{err}");
-    for p in split_paths(&dir.join("x")) {
-        assert!(!p.exists() && !partial_path(&p).exists(), "{}", p.display());
-    }
     // A writer dropped on an error path removes its partial file.
     let path = dir.join("dropped.pos");
     let record = {
@@ -467,7 +443,7 @@ fn failed_or_killed_runs_leave_no_final_file() {
 fn reader_refuses_truncated_corrupt_and_triplet_files() {
     let dir = temp_dir("pos-reader");
     let mut a = args(Path::new(FIXTURE), &dir.join("ok"));
-    a.split = "100,0,0".parse().expect("valid");
+    a.settings.split = "100,0,0".parse().expect("valid");
     run_positions_cli(&a).expect("runs");
     let path = split_paths(&a.out)[0].clone();
     let mut r = PositionReader::open(&path).expect("opens");
@@ -534,7 +510,7 @@ fn reader_refuses_truncated_corrupt_and_triplet_files() {
 fn info_counts_match_the_records() {
     let dir = temp_dir("pos-info");
     let mut a = args(Path::new(FIXTURE), &dir.join("i"));
-    a.split = "100,0,0".parse().expect("valid");
+    a.settings.split = "100,0,0".parse().expect("valid");
     let s = run_positions_cli(&a).expect("runs");
     let path = split_paths(&a.out)[0].clone();
     let info = run_positions_info(&PositionsInfoArgs { file: path.clone() }).expect("info");
@@ -569,7 +545,7 @@ fn command_line_defaults_and_errors() {
         args: PositionArgs,
     }
     let w = Wrap::try_parse_from(["cerise", "g.pgn.bz2", "--out", "p"]).expect("parses");
-    let c = w.args.config();
+    let c = &w.args.settings;
     assert_eq!(
         (c.ending, c.every, c.skip_plies, c.min_elo),
         (Ending::Decisive, 1, 0, 0)
@@ -593,9 +569,12 @@ fn command_line_defaults_and_errors() {
         "95,5,0",
     ])
     .expect("parses");
-    assert_eq!(w.args.ending, Ending::Mate);
-    assert_eq!(w.args.every, 4);
-    assert_eq!(w.args.test_after, Some(crate::data::Cutoff(20150101)));
+    assert_eq!(w.args.settings.ending, Ending::Mate);
+    assert_eq!(w.args.settings.every, 4);
+    assert_eq!(
+        w.args.settings.test_after,
+        Some(crate::data::Cutoff(20150101))
+    );
     for bad in [
         ["--every", "0"],
         ["--test-after", "2015"],
@@ -609,12 +588,8 @@ fn command_line_defaults_and_errors() {
     // Existing outputs are not overwritten without --force.
     let dir = temp_dir("pos-force");
     let mut a = args(Path::new(FIXTURE), &dir.join("f"));
-    a.max_games = Some(3);
-    assert_eq!(run_positions_cli(&a).expect("runs").games_read, 3);
-    let err = run_positions_cli(&a).unwrap_err().to_string();
-    assert!(err.contains("--force"), "{err}");
-    a.force = true;
-    assert_eq!(run_positions_cli(&a).expect("forced").games_read, 3);
+    a.settings.max_games = Some(3);
+    assert_force_needed_to_replace(a, 3, run_positions_cli);
     std::fs::remove_dir_all(&dir).ok();
 }
 
@@ -626,8 +601,8 @@ fn mate_from_a_set_up_position() {
     let pgn = "[Result \"1-0\"]\n[SetUp \"1\"]\n[FEN \"6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1\"]\n\n\
                1. Ra8# 1-0\n";
     let mut a = args(&pgn_file(&dir, pgn), &dir.join("fen"));
-    a.ending = Ending::Mate;
-    a.split = "100,0,0".parse().expect("valid");
+    a.settings.ending = Ending::Mate;
+    a.settings.split = "100,0,0".parse().expect("valid");
     let s = run_positions_cli(&a).expect("runs");
     assert_eq!((s.games_used, s.extra.mates), (1, 1), "{s}");
     let recs = read_all(&split_paths(&a.out)[0]);

@@ -37,6 +37,13 @@ impl ByteWriter {
         self.bytes.extend_from_slice(&v.to_le_bytes());
     }
 
+    /// Several u16s, in order.
+    pub fn u16s(&mut self, vs: &[u16]) {
+        for &v in vs {
+            self.u16(v);
+        }
+    }
+
     /// A string after its length as a u16.
     pub fn str16(&mut self, s: &str, what: &str) -> Result<()> {
         let len =
@@ -92,6 +99,15 @@ impl<'a> ByteReader<'a> {
 
     pub fn u64(&mut self, what: &str) -> Result<u64> {
         Ok(u64::from_le_bytes(self.take(8, what)?.try_into()?))
+    }
+
+    /// `N` u16s written by [`ByteWriter::u16s`].
+    pub fn u16s<const N: usize>(&mut self, what: &str) -> Result<[u16; N]> {
+        let mut vs = [0u16; N];
+        for v in &mut vs {
+            *v = self.u16(what)?;
+        }
+        Ok(vs)
     }
 
     /// A string written by [`ByteWriter::str16`].

@@ -19,15 +19,18 @@
 //! - [`append::RecordAppender`]: append-only commits that a killed run resumes from;
 //! - [`reader::RecordReader`]: validating, streaming and random-access;
 //! - [`split`]: the train/valid/test files of one run and their summary;
+//! - [`merge`]: joining files of one kind into one;
 //! - [`progress`]: the progress display of a long command.
 //!
-//! A new record type implements [`Record`] and [`FileHeader`], adds its magic to
-//! [`formats::ALL`], and gets all of the above.
+//! A new record type implements [`Record`] and [`FileHeader`] (the items every kind writes
+//! alike through `file_header_items!`), adds its magic to [`formats::ALL`], and gets all of
+//! the above.
 
 pub mod append;
 pub mod bytes;
 pub mod formats;
 pub mod header;
+pub mod merge;
 pub mod progress;
 pub mod reader;
 pub mod split;
@@ -40,7 +43,7 @@ pub use reader::RecordReader;
 pub use split::{prepare_outputs, split_paths, SplitRun, SplitSummary, SummaryExtra};
 pub use writer::{partial_path, RecordWriter};
 
-use anyhow::Result;
+use anyhow::{ensure, Result};
 
 /// A fixed-size record of a record file.
 pub trait Record: Sized {
@@ -48,9 +51,40 @@ pub trait Record: Sized {
     const BYTES: usize;
     /// Writes the record into `out`, which is exactly [`Record::BYTES`] long.
     fn encode(&self, out: &mut [u8]);
+    /// Decodes and validates the fields of one record from exactly [`Record::BYTES`] bytes
+    /// ([`Record::decode`] checks the length first); `index` only labels the error.
+    fn decode_fields(bytes: &[u8], index: u64) -> Result<Self>;
     /// Decodes and validates one record; `index` only labels the error.
-    fn decode(bytes: &[u8], index: u64) -> Result<Self>;
+    fn decode(bytes: &[u8], index: u64) -> Result<Self> {
+        ensure!(
+            bytes.len() == Self::BYTES,
+            "record {index}: expected {} bytes, got {}",
+            Self::BYTES,
+            bytes.len()
+        );
+        Self::decode_fields(bytes, index)
+    }
 }
+
+/// The items of a [`FileHeader`] impl that are the same for every kind whose header keeps its
+/// record count in a field `count`: the record type, the format, and the count's accessors.
+/// Written once here so that a new kind states only what is its own:
+/// `file_header_items!(MyRecord, &formats::MINE);`.
+macro_rules! file_header_items {
+    ($record:ty, $format:expr) => {
+        type Record = $record;
+        const FORMAT: &'static $crate::data::records::Format = $format;
+
+        fn count(&self) -> u64 {
+            self.count
+        }
+
+        fn set_count(&mut self, count: u64) {
+            self.count = count;
+        }
+    };
+}
+pub(crate) use file_header_items;
 
 /// The header of one kind of record file: its fields after the common prefix.
 pub trait FileHeader: Clone + std::fmt::Debug + PartialEq + Sized {

@@ -1,10 +1,10 @@
 //! The train, valid and test files of one run, split by game, and what the run wrote.
 
-use super::writer::RecordWriter;
+use super::writer::{refuse_existing, RecordWriter};
 use super::FileHeader;
 use crate::data::filter::SkipReason;
 use crate::data::format::Split;
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -21,14 +21,7 @@ pub fn split_paths(prefix: &Path, ext: &str) -> [PathBuf; 3] {
 
 /// Refuses to replace any of `outputs` unless `force`, and makes the folder of `prefix`.
 pub fn prepare_outputs(outputs: &[PathBuf], prefix: &Path, force: bool) -> Result<()> {
-    if !force {
-        if let Some(existing) = outputs.iter().find(|p| p.exists()) {
-            bail!(
-                "{} already exists; pass --force to replace it or choose another --out",
-                existing.display()
-            );
-        }
-    }
+    refuse_existing(outputs, force)?;
     if let Some(dir) = prefix.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)
             .with_context(|| format!("cannot create output directory {}", dir.display()))?;

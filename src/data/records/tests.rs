@@ -153,7 +153,7 @@ impl Record for Pair {
         out[..4].copy_from_slice(&self.0.to_le_bytes());
         out[4..].copy_from_slice(&self.1.to_le_bytes());
     }
-    fn decode(bytes: &[u8], index: u64) -> anyhow::Result<Self> {
+    fn decode_fields(bytes: &[u8], index: u64) -> anyhow::Result<Self> {
         let a = u32::from_le_bytes(bytes[..4].try_into()?);
         let b = u32::from_le_bytes(bytes[4..].try_into()?);
         ensure!(b >= a, "record {index}: {b} < {a}");
@@ -169,14 +169,7 @@ struct PairHeader {
 }
 
 impl FileHeader for PairHeader {
-    type Record = Pair;
-    const FORMAT: &'static Format = &APPEND_FORMAT;
-    fn count(&self) -> u64 {
-        self.count
-    }
-    fn set_count(&mut self, count: u64) {
-        self.count = count;
-    }
+    file_header_items!(Pair, &APPEND_FORMAT);
     fn write_fields(&self, out: &mut ByteWriter) -> anyhow::Result<()> {
         out.u32(self.nodes);
         out.str16(&self.note, "note")

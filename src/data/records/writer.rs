@@ -5,7 +5,7 @@
 
 use super::header::{encode, COUNT_OFFSET};
 use super::{FileHeader, Record};
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use std::fs::File;
 use std::io::{BufWriter, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -16,6 +16,20 @@ pub struct RecordWriter<H: FileHeader> {
     path: PathBuf,
     header: H,
     buf: Vec<u8>,
+}
+
+/// Refuses to replace any of `outputs` unless `force`: a finished file is only ever replaced
+/// on purpose.
+pub fn refuse_existing(outputs: &[PathBuf], force: bool) -> Result<()> {
+    if !force {
+        if let Some(existing) = outputs.iter().find(|p| p.exists()) {
+            bail!(
+                "{} already exists; pass --force to replace it or choose another --out",
+                existing.display()
+            );
+        }
+    }
+    Ok(())
 }
 
 /// `<path>.partial`, next to the final file so the rename stays on one filesystem.

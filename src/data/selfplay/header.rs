@@ -21,7 +21,7 @@
 //! Every field but the count and the engine is a setting: a run resumes a file only with the
 //! same settings, so all its games were made alike.
 
-use super::super::records::{formats, ByteReader, ByteWriter, FileHeader, Format};
+use super::super::records::{file_header_items, formats, ByteReader, ByteWriter, FileHeader};
 use super::record::SelfPlayRecord;
 use anyhow::{ensure, Result};
 
@@ -47,16 +47,7 @@ pub struct SelfPlayHeader {
 }
 
 impl FileHeader for SelfPlayHeader {
-    type Record = SelfPlayRecord;
-    const FORMAT: &'static Format = &formats::SELFPLAY;
-
-    fn count(&self) -> u64 {
-        self.count
-    }
-
-    fn set_count(&mut self, count: u64) {
-        self.count = count;
-    }
+    file_header_items!(SelfPlayRecord, &formats::SELFPLAY);
 
     fn write_fields(&self, out: &mut ByteWriter) -> Result<()> {
         out.u64(self.seed);
@@ -141,37 +132,18 @@ impl FileHeader for SelfPlayHeader {
 
 #[cfg(test)]
 mod tests {
-    use super::super::super::records::header::{decode, encode};
+    use super::super::super::records::header::decode;
+    use super::super::super::testing::{assert_header_round_trips, selfplay_header};
     use super::*;
-
-    pub(crate) fn sample() -> SelfPlayHeader {
-        SelfPlayHeader {
-            version: 1,
-            count: 0,
-            seed: 42,
-            nodes: 5000,
-            random_plies: 8,
-            opening_bound: 300,
-            win_bound: 1000,
-            win_plies: 8,
-            draw_bound: 10,
-            draw_plies: 16,
-            draw_after: 80,
-            hash_mib: 8,
-            max_plies: 400,
-            net: "cerise-narrow-as-4d5eebc5ebf8".into(),
-            search: "1164211".into(),
-            book: String::new(),
-            engine: "cerise 0.1.0".into(),
-        }
-    }
 
     #[test]
     fn header_round_trips_and_names_its_settings() {
-        let h = sample();
-        let bytes = encode(&h).unwrap();
+        let h = SelfPlayHeader {
+            count: 17,
+            ..selfplay_header()
+        };
+        let bytes = assert_header_round_trips(&h);
         assert_eq!(&bytes[..8], b"CRSSELF1");
-        assert_eq!(decode::<SelfPlayHeader>(&bytes).unwrap(), h);
         let names: Vec<_> = h.settings().into_iter().map(|(n, _)| n).collect();
         assert!(names.contains(&"nodes") && names.contains(&"net") && !names.contains(&"engine"));
         let mut bad = bytes.clone();

@@ -8,9 +8,10 @@
 //! on the merged file plays that seed's games after the last number, which no input played)
 //! and names every input in its `engine` note.
 
-use super::{SelfPlayHeader, SelfPlayReader};
+use super::SelfPlayHeader;
+use crate::data::records::merge::{Merge, MergeOutput};
 use crate::data::records::progress::{Progress, Unit};
-use crate::data::records::{FileHeader, RecordWriter};
+use crate::data::records::FileHeader;
 use anyhow::{bail, Context, Result};
 use std::path::PathBuf;
 
@@ -20,12 +21,8 @@ pub struct SelfPlayMergeArgs {
     /// Self-play files, in order (at least two).
     #[arg(required = true, num_args = 2..)]
     pub inputs: Vec<PathBuf>,
-    /// The merged file; written as `<out>.partial` and renamed when complete.
-    #[arg(short, long)]
-    pub out: PathBuf,
-    /// Replace an existing output file.
-    #[arg(long)]
-    pub force: bool,
+    #[command(flatten)]
+    pub output: MergeOutput,
     /// No progress display on stderr.
     #[arg(long)]
     pub no_progress: bool,
@@ -99,32 +96,12 @@ pub fn merged_header(parts: &[(PathBuf, SelfPlayHeader)]) -> Result<SelfPlayHead
 
 /// Runs `cerise datagen merge`: every record is validated on the way; progress on stderr.
 pub fn run_selfplay_merge(args: &SelfPlayMergeArgs) -> Result<SelfPlayMergeSummary> {
-    if args.inputs.len() < 2 {
-        bail!("give at least two self-play files to merge");
-    }
-    if args.inputs.contains(&args.out) {
-        bail!(
-            "--out {} is one of the inputs; write the merged file somewhere else",
-            args.out.display()
-        );
-    }
-    if args.out.exists() && !args.force {
-        bail!(
-            "{} already exists; pass --force to replace it or choose another --out",
-            args.out.display()
-        );
-    }
-    let mut readers = Vec::with_capacity(args.inputs.len());
-    for path in &args.inputs {
-        readers.push((path.clone(), SelfPlayReader::open(path)?));
-    }
-    let headers: Vec<_> = readers
-        .iter()
-        .map(|(p, r)| (p.clone(), r.header().clone()))
-        .collect();
-    let header = merged_header(&headers)?;
-    let total: u64 = readers.iter().map(|(_, r)| r.len()).sum();
-    let mut writer = RecordWriter::create(&args.out, header)?;
+    let merge = Merge::open(&args.inputs, &args.output, merged_header)?;
+    let total = merge.total();
+    let Merge {
+        inputs: readers,
+        mut writer,
+    } = merge;
     let mut progress = Progress::new("merge", total, Unit::Items, args.no_progress)?;
     let (mut done, mut offset) = (0u64, 0u64);
     let mut parts = Vec::with_capacity(readers.len());
@@ -158,7 +135,7 @@ pub fn run_selfplay_merge(args: &SelfPlayMergeArgs) -> Result<SelfPlayMergeSumma
     writer.finish()?;
     progress.finish();
     Ok(SelfPlayMergeSummary {
-        out: args.out.clone(),
+        out: args.output.out.clone(),
         parts,
     })
 }
@@ -166,36 +143,16 @@ pub fn run_selfplay_merge(args: &SelfPlayMergeArgs) -> Result<SelfPlayMergeSumma
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::data::selfplay::{Outcome, SelfPlayAppender, SelfPlayRecord};
+    use crate::data::selfplay::{Outcome, SelfPlayAppender, SelfPlayReader, SelfPlayRecord};
+    use crate::data::testing::{selfplay_header, temp_dir};
     use shakmaty::{Chess, Position as _};
-
-    fn temp_dir(tag: &str) -> PathBuf {
-        let dir =
-            std::env::temp_dir().join(format!("cerise-sp-merge-{tag}-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        dir
-    }
 
     /// A file of `games` games of two plies each (1. e4 e5), numbered from 0.
     fn file(path: &std::path::Path, seed: u64, games: u32, nodes: u32) {
         let header = SelfPlayHeader {
-            version: crate::data::records::formats::SELFPLAY.version,
-            count: 0,
             seed,
             nodes,
-            random_plies: 8,
-            opening_bound: 300,
-            win_bound: 1000,
-            win_plies: 8,
-            draw_bound: 10,
-            draw_plies: 16,
-            draw_after: 80,
-            hash_mib: 8,
-            max_plies: 600,
-            net: "net test".into(),
-            search: "1".into(),
-            book: String::new(),
-            engine: "cerise test".into(),
+            ..selfplay_header()
         };
         let (mut out, _) = SelfPlayAppender::open(path, header).unwrap();
         let start = Chess::default();
@@ -220,15 +177,14 @@ mod tests {
     fn args(inputs: Vec<PathBuf>, out: PathBuf) -> SelfPlayMergeArgs {
         SelfPlayMergeArgs {
             inputs,
-            out,
-            force: false,
+            output: MergeOutput { out, force: false },
             no_progress: true,
         }
     }
 
     #[test]
     fn games_are_renumbered_in_order_and_every_record_is_kept() {
-        let dir = temp_dir("ok");
+        let dir = temp_dir("sp-merge-ok");
         let (a, b, m) = (dir.join("a.self"), dir.join("b.self"), dir.join("m.self"));
         file(&a, 1, 3, 5000);
         file(&b, 2, 2, 5000);
@@ -253,7 +209,7 @@ mod tests {
 
     #[test]
     fn other_settings_or_the_same_seed_are_refused_by_name() {
-        let dir = temp_dir("refused");
+        let dir = temp_dir("sp-merge-refused");
         let (a, b, c) = (dir.join("a.self"), dir.join("b.self"), dir.join("c.self"));
         file(&a, 1, 1, 5000);
         file(&b, 2, 1, 800);

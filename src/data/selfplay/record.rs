@@ -22,6 +22,7 @@
 //! The board is stored as it stands (White at the bottom), not from the side to move: a
 //! consumer picks its own frame. Castling is stored by rook square, so Chess960 fits.
 
+use crate::data::records::Record;
 use anyhow::{bail, ensure, Context, Result};
 use shakmaty::{
     Bitboard, Board, ByColor, CastlingMode, Chess, Color, FromSetup, Move, Piece, Position, Rank,
@@ -214,8 +215,12 @@ impl SelfPlayRecord {
         })?;
         Ok((pos, m))
     }
+}
 
-    pub fn to_bytes(&self, out: &mut [u8; RECORD_BYTES]) {
+impl Record for SelfPlayRecord {
+    const BYTES: usize = RECORD_BYTES;
+
+    fn encode(&self, out: &mut [u8]) {
         out.fill(0);
         let occupied = self.board.occupied();
         out[..8].copy_from_slice(&u64::from(occupied).to_le_bytes());
@@ -239,14 +244,9 @@ impl SelfPlayRecord {
         out[36..40].copy_from_slice(&self.game.to_le_bytes());
     }
 
-    /// Decodes and checks the fields of one record (the position's legality is checked by
-    /// [`SelfPlayRecord::position`]); `index` only labels the error.
-    pub fn from_bytes(bytes: &[u8], index: u64) -> Result<Self> {
-        ensure!(
-            bytes.len() == RECORD_BYTES,
-            "record {index}: expected {RECORD_BYTES} bytes, got {}",
-            bytes.len()
-        );
+    /// Checks the fields only: the position's legality is checked by
+    /// [`SelfPlayRecord::position`], which a reader of every record need not pay for.
+    fn decode_fields(bytes: &[u8], index: u64) -> Result<Self> {
         let corrupt = "the file is corrupt";
         let occupied = Bitboard(u64::from_le_bytes(bytes[..8].try_into()?));
         let n = occupied.count();
@@ -329,22 +329,10 @@ impl SelfPlayRecord {
     }
 }
 
-impl crate::data::records::Record for SelfPlayRecord {
-    const BYTES: usize = RECORD_BYTES;
-
-    fn encode(&self, out: &mut [u8]) {
-        let out: &mut [u8; RECORD_BYTES] = out.try_into().expect("a record's bytes");
-        self.to_bytes(out);
-    }
-
-    fn decode(bytes: &[u8], index: u64) -> Result<Self> {
-        SelfPlayRecord::from_bytes(bytes, index)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::data::testing::assert_corrupt_bytes_refused;
     use shakmaty::fen::Fen;
     use shakmaty::uci::UciMove;
 
@@ -356,8 +344,8 @@ mod tests {
         let m = uci.parse::<UciMove>().unwrap().to_move(p).unwrap();
         let r = SelfPlayRecord::new(p, -123, &m, 77, Outcome::BlackWins, 4_000_000_000);
         let mut buf = [0u8; RECORD_BYTES];
-        r.to_bytes(&mut buf);
-        let back = SelfPlayRecord::from_bytes(&buf, 0).unwrap();
+        r.encode(&mut buf);
+        let back = SelfPlayRecord::decode(&buf, 0).unwrap();
         assert_eq!(back, r);
         let (p2, m2) = back.position_and_move().unwrap();
         assert_eq!(p2.board(), p.board());
@@ -405,30 +393,27 @@ mod tests {
         let p = Chess::default();
         let m = "g1f3".parse::<UciMove>().unwrap().to_move(&p).unwrap();
         let mut good = [0u8; RECORD_BYTES];
-        SelfPlayRecord::new(&p, 10, &m, 0, Outcome::Draw, 1).to_bytes(&mut good);
-        let cases: [(usize, u8, &str); 5] = [
-            (8, 0x77, "piece code 7"),
-            (30, 3, "result code 3"),
-            (31, 2, "flags byte 2"),
-            (34, 65, "en passant code 65"),
-            (27, 0x70, "promotion code 7"),
-        ];
-        for (at, value, expect) in cases {
-            let mut bad = good;
-            bad[at] = value;
-            let err = SelfPlayRecord::from_bytes(&bad, 5).unwrap_err().to_string();
-            assert!(err.contains("record 5") && err.contains(expect), "{err}");
-        }
+        SelfPlayRecord::new(&p, 10, &m, 0, Outcome::Draw, 1).encode(&mut good);
+        assert_corrupt_bytes_refused::<SelfPlayRecord>(
+            &good,
+            &[
+                (8, 0x77, "piece code 7"),
+                (30, 3, "result code 3"),
+                (31, 2, "flags byte 2"),
+                (34, 65, "en passant code 65"),
+                (27, 0x70, "promotion code 7"),
+            ],
+        );
         // The best move from an empty square.
         let mut bad = good;
         bad[26] = 20; // from e3
-        let err = SelfPlayRecord::from_bytes(&bad, 0).unwrap_err().to_string();
+        let err = SelfPlayRecord::decode(&bad, 0).unwrap_err().to_string();
         assert!(err.contains("holds no piece"), "{err}");
         // A board without a black king (its nibble made a white king).
         let mut bad = good;
         let last = 31;
         bad[8 + last / 2] = (bad[8 + last / 2] & 0x0f) | (6 << 4);
-        let err = SelfPlayRecord::from_bytes(&bad, 0).unwrap_err().to_string();
+        let err = SelfPlayRecord::decode(&bad, 0).unwrap_err().to_string();
         assert!(err.contains("kings"), "{err}");
     }
 }

@@ -4,6 +4,7 @@
 //! learns from Cerise's own games as it learns from masters' (`cerise data triplets`), and
 //! the triplet and value objectives can be compared on the same positions.
 
+use super::super::format::EXT;
 use super::super::pipeline::{TripletCounts, TripletSummary};
 use super::super::records::progress::{Progress, Unit};
 use super::super::records::{prepare_outputs, SplitRun};
@@ -81,7 +82,7 @@ pub fn run_selfplay_triplets(args: &SelfPlayTripletArgs) -> Result<TripletSummar
         })
         .collect::<Vec<_>>()
         .join(" + ");
-    let mut run = SplitRun::<_, TripletCounts>::create(&args.out, "trip", |split| TripletHeader {
+    let mut run = SplitRun::<_, TripletCounts>::create(&args.out, EXT, |split| TripletHeader {
         skip_plies: args.skip_plies,
         quiet: args.quiet,
         split: Some(split),
