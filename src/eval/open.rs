@@ -49,10 +49,7 @@ impl std::str::FromStr for EvalSpec {
                 || text.eq_ignore_ascii_case(name.trim_matches(['<', '>']))
         };
         if text.is_empty() {
-            Err(format!(
-                "EvalFile needs a value: {EVAL_EMBEDDED}, {EVAL_MATERIAL}, {EVAL_FAKE} or the \
-                 path of a .safetensors net"
-            ))
+            Err(format!("EvalFile needs a value: {}", choices()))
         } else if named(EVAL_EMBEDDED) {
             Ok(EvalSpec::Embedded)
         } else if named(EVAL_MATERIAL) {
@@ -63,6 +60,11 @@ impl std::str::FromStr for EvalSpec {
             Ok(EvalSpec::File(PathBuf::from(text)))
         }
     }
+}
+
+/// What an `EvalFile` value may be, for the messages that refuse one.
+fn choices() -> String {
+    format!("{EVAL_EMBEDDED}, {EVAL_MATERIAL}, {EVAL_FAKE} or the path of a .safetensors net")
 }
 
 impl std::fmt::Display for EvalSpec {
@@ -111,9 +113,9 @@ fn open_file(
 ) -> Result<Arc<dyn Evaluator>, String> {
     if !path.is_file() {
         return Err(format!(
-            "no net file at '{}'; use {EVAL_EMBEDDED}, {EVAL_MATERIAL}, {EVAL_FAKE} or the \
-             path of a .safetensors net",
-            path.display()
+            "no net file at '{}'; use {}",
+            path.display(),
+            choices()
         ));
     }
     let origin = path.display().to_string();
