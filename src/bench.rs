@@ -197,6 +197,7 @@ pub fn run(
     let search_config = SearchConfig {
         threads: config.threads,
         move_overhead: Duration::ZERO,
+        ..SearchConfig::default()
     };
     let mut summary = BenchSummary {
         positions: positions.len(),

@@ -275,7 +275,13 @@ impl Engine {
                 self.options.apply(change);
                 Ok(None)
             }
+            OptionChange::ClearHash => {
+                self.tt.clear();
+                self.eval.clear();
+                Ok(None)
+            }
             OptionChange::Threads(_)
+            | OptionChange::MultiPv(_)
             | OptionChange::MoveOverhead(_)
             | OptionChange::Ponder(_)
             | OptionChange::PlayMode(_) => {
@@ -422,6 +428,7 @@ impl Engine {
         SearchConfig {
             threads,
             move_overhead: self.options.move_overhead,
+            multipv: self.options.multipv,
         }
     }
 

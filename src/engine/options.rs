@@ -11,6 +11,8 @@ pub const HASH_MAX: usize = 65536;
 pub const THREADS_MAX: usize = 256;
 pub const MOVE_OVERHEAD_DEFAULT: u64 = 30;
 pub const MOVE_OVERHEAD_MAX: u64 = 5000;
+/// As Stockfish: more root lines than any position has legal moves is never useful.
+pub const MULTIPV_MAX: usize = 256;
 use crate::eval::open::EVAL_EMBEDDED;
 pub const MAX_BATCH_DEFAULT: usize = 1024;
 /// How UCI GUIs show an empty string option; `Policy` takes it to mean "no policy".
@@ -37,6 +39,8 @@ pub struct Options {
     /// A ConvChess policy file (`convchess-policy`), or empty.
     pub policy_file: String,
     pub play_mode: PlayMode,
+    /// Root lines searched and reported (`info ... multipv k`); 1 is a normal search.
+    pub multipv: usize,
 }
 
 /// How `go` chooses a move.
@@ -80,6 +84,7 @@ impl Default for Options {
             backend: Backend::Auto,
             policy_file: String::new(),
             play_mode: PlayMode::Search,
+            multipv: 1,
         }
     }
 }
@@ -100,6 +105,9 @@ impl Options {
             OptionChange::Backend(backend) => self.backend = backend,
             OptionChange::Policy(file) => self.policy_file = file,
             OptionChange::PlayMode(mode) => self.play_mode = mode,
+            OptionChange::MultiPv(n) => self.multipv = n,
+            // An action, not a value: the engine clears its tables.
+            OptionChange::ClearHash => {}
         }
     }
 }
@@ -120,6 +128,9 @@ pub enum OptionChange {
     /// The path of a policy file; empty for none.
     Policy(String),
     PlayMode(PlayMode),
+    MultiPv(usize),
+    /// The `Clear Hash` button was pressed.
+    ClearHash,
 }
 
 /// The options, in the order a front end lists them.
@@ -137,6 +148,8 @@ pub enum OptionId {
     Backend,
     Policy,
     PlayMode,
+    MultiPv,
+    ClearHash,
 }
 
 /// The kind of value an option takes, with its default and its range or choices.
@@ -153,10 +166,12 @@ pub enum OptionKind {
     },
     /// Free text.
     Text { default: &'static str },
+    /// An action with no value (`type button`).
+    Button,
 }
 
 impl OptionId {
-    pub const ALL: [OptionId; 12] = [
+    pub const ALL: [OptionId; 14] = [
         OptionId::Hash,
         OptionId::Threads,
         OptionId::MoveOverhead,
@@ -169,6 +184,8 @@ impl OptionId {
         OptionId::Backend,
         OptionId::Policy,
         OptionId::PlayMode,
+        OptionId::MultiPv,
+        OptionId::ClearHash,
     ];
 
     pub fn name(self) -> &'static str {
@@ -185,6 +202,8 @@ impl OptionId {
             OptionId::Backend => "Backend",
             OptionId::Policy => "Policy",
             OptionId::PlayMode => "PlayMode",
+            OptionId::MultiPv => "MultiPV",
+            OptionId::ClearHash => "Clear Hash",
         }
     }
 
@@ -236,6 +255,12 @@ impl OptionId {
                 default: "search",
                 choices: &["search", "policy", "greedy"],
             },
+            OptionId::MultiPv => OptionKind::Spin {
+                default: 1,
+                min: 1,
+                max: MULTIPV_MAX as u64,
+            },
+            OptionId::ClearHash => OptionKind::Button,
         }
     }
 
@@ -324,6 +349,9 @@ pub fn parse_change(name: &str, value: &str) -> Result<OptionChange, String> {
             }))
         }
         OptionId::PlayMode => value.parse::<PlayMode>().map(OptionChange::PlayMode),
+        OptionId::MultiPv => Ok(OptionChange::MultiPv(spin(id, value)? as usize)),
+        // GUIs send a button without a value; one sent with a value still presses it.
+        OptionId::ClearHash => Ok(OptionChange::ClearHash),
     }
 }
 
@@ -403,6 +431,8 @@ mod tests {
             ("Backend", ""),
             ("Nonsense", "1"),
             ("PlayMode", "alphabeta"),
+            ("MultiPV", "0"),
+            ("MultiPV", "257"),
         ] {
             let e = parse_change(name, value);
             assert!(e.is_err(), "{name}={value} gave {e:?}");
@@ -413,7 +443,7 @@ mod tests {
         assert!(e.starts_with("Backend: ") && e.contains("onnx"), "{e}");
         let e = parse_change("Nonsense", "1").unwrap_err();
         assert!(
-            e.contains("Move Overhead") && e.ends_with("Policy, PlayMode)"),
+            e.contains("Move Overhead") && e.ends_with("PlayMode, MultiPV, Clear Hash)"),
             "{e}"
         );
     }
@@ -441,6 +471,10 @@ mod tests {
                     )
                 }
                 OptionKind::Text { default } => (default.to_string(), vec![]),
+                OptionKind::Button => {
+                    assert_eq!(parse_change(id.name(), ""), Ok(OptionChange::ClearHash));
+                    continue;
+                }
             };
             let mut options = defaults.clone();
             options.apply(parse_change(id.name(), &default).unwrap());

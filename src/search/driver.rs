@@ -3,6 +3,7 @@
 use super::alphabeta::tt_move_for;
 use super::aspiration::search_iteration;
 use super::control::Control;
+use super::multipv::{sort_lines, Line};
 use super::params::{HELPER_DEPTH_SPREAD, MAX_DEPTH};
 use super::report::{Info, Score, SearchEvent, SearchResult};
 use super::root::{root_moves, unscored_root_moves, RootMove, RootResult};
@@ -187,7 +188,14 @@ pub fn run(
         }
         if !main.aborted {
             main_loop(
-                &mut main, &pos, &mut moves, limits, max_depth, &mut best, emit,
+                &mut main,
+                &pos,
+                &mut moves,
+                limits,
+                max_depth,
+                config.multipv,
+                &mut best,
+                emit,
             );
         }
         main.publish();
@@ -240,40 +248,83 @@ fn helper_loop(
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn main_loop(
     td: &mut ThreadData,
     pos: &Position,
     moves: &mut [RootMove],
     limits: &Limits,
     max_depth: u32,
+    multipv: usize,
     best: &mut Best,
     emit: &dyn Fn(SearchEvent),
 ) {
     let control = td.control;
+    let count = multipv.clamp(1, moves.len());
+    // Line k is the best of the root moves not already in lines 0..k (Stockfish's scheme):
+    // each iteration searches the moves from k on and puts that best at index k.
+    let mut lines: Vec<Line> = moves[..count]
+        .iter()
+        .map(|m| Line {
+            score: m.score,
+            pv: vec![m.child.mv],
+        })
+        .collect();
     for depth in 1..=max_depth {
         td.seldepth = 0;
-        let mut report_bound = |td: &ThreadData, r: &RootResult| {
-            emit(SearchEvent::Info(bound_info(td, pos, depth, r)));
-        };
-        let result = search_iteration(
-            td,
-            moves,
-            depth as i32,
-            pos.is_check(),
-            best.score,
-            &mut report_bound,
-        );
-        if result.usable() {
-            // A partial iteration still searched its best move fully, inside its window.
-            best.score = result.score;
-            best.pv = result.pv;
+        for k in 0..count {
+            let tag = (count > 1).then_some(k as u32 + 1);
+            let mut report_bound = |td: &ThreadData, r: &RootResult| {
+                let mut info = bound_info(td, pos, depth, r);
+                info.multipv = tag;
+                emit(SearchEvent::Info(info));
+            };
+            let previous = if k == 0 { best.score } else { lines[k].score };
+            let result = search_iteration(
+                td,
+                &mut moves[k..],
+                depth as i32,
+                pos.is_check(),
+                previous,
+                &mut report_bound,
+            );
+            if result.usable() {
+                // A partial iteration still searched its best move fully, inside its window.
+                if k == 0 {
+                    best.score = result.score;
+                    best.pv.clone_from(&result.pv);
+                }
+                lines[k] = Line {
+                    score: result.score,
+                    pv: result.pv,
+                };
+            }
+            if td.aborted {
+                return;
+            }
         }
-        if td.aborted {
-            return;
+        if count > 1 {
+            sort_lines(&mut moves[..count], &mut lines);
+            best.score = lines[0].score;
+            best.pv.clone_from(&lines[0].pv);
         }
         best.depth = depth;
         best.seldepth = td.seldepth as u32;
-        emit(SearchEvent::Info(info(td, pos, best)));
+        if count == 1 {
+            emit(SearchEvent::Info(info(td, pos, best)));
+        } else {
+            for (k, line) in lines.iter().enumerate() {
+                let ranked = Best {
+                    depth,
+                    seldepth: best.seldepth,
+                    score: line.score,
+                    pv: line.pv.clone(),
+                };
+                let mut info = info(td, pos, &ranked);
+                info.multipv = Some(k as u32 + 1);
+                emit(SearchEvent::Info(info));
+            }
+        }
 
         let mate = mate_plies(best.score);
         let mate_limit_met = match (limits.mate, mate) {
@@ -319,6 +370,7 @@ fn make_info(control: &Control, pos: &Position, report: &Report, nodes: u64) -> 
     Info {
         depth: report.depth,
         seldepth: report.seldepth,
+        multipv: None,
         score: report.score,
         bound: None,
         nodes,

@@ -8,6 +8,7 @@ pub mod driver;
 pub mod greedy_play;
 pub mod history;
 pub mod limits;
+pub mod multipv;
 pub mod no_search;
 pub mod ordering;
 pub mod params;
@@ -55,6 +56,19 @@ pub struct SearchConfig {
     pub threads: usize,
     /// Subtracted from every time budget for GUI and transport latency.
     pub move_overhead: Duration,
+    /// Root lines searched and reported each iteration (UCI `MultiPV`); 1 is a normal
+    /// search, and the node count of one line is the same as before MultiPV existed.
+    pub multipv: usize,
+}
+
+impl Default for SearchConfig {
+    fn default() -> Self {
+        SearchConfig {
+            threads: 1,
+            move_overhead: Duration::ZERO,
+            multipv: 1,
+        }
+    }
 }
 
 /// The root: the position to search and the keys of every position played before it

@@ -55,6 +55,7 @@ pub fn start(
                     let info = Info {
                         depth: 1,
                         seldepth: 1,
+                        multipv: None,
                         score: choice.score,
                         bound: None,
                         nodes: choice.nodes,

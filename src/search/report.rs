@@ -29,6 +29,8 @@ pub enum Bound {
 pub struct Info {
     pub depth: u32,
     pub seldepth: u32,
+    /// The line's rank (1 = best) when more than one root line is searched (`MultiPV`).
+    pub multipv: Option<u32>,
     pub score: Score,
     /// Set when the score is only a bound (aspiration fail-high/low).
     pub bound: Option<Bound>,

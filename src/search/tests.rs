@@ -32,6 +32,7 @@ fn config(threads: usize) -> SearchConfig {
     SearchConfig {
         threads,
         move_overhead: Duration::ZERO,
+        ..SearchConfig::default()
     }
 }
 

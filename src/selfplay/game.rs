@@ -111,6 +111,7 @@ impl Player {
         let config = SearchConfig {
             threads: 1,
             move_overhead: Duration::ZERO,
+            ..SearchConfig::default()
         };
         let result = search::search_blocking(root, limits, config, self.shared.clone());
         let best = result

@@ -3,13 +3,15 @@
 use crate::search::{Bound, Info, SearchEvent};
 use std::fmt::Write;
 
-/// `info depth D seldepth S score cp X [lowerbound|upperbound] nodes N nps N hashfull H
-/// time T pv ...` (`pv` is left out when empty, since a bare `pv` confuses some GUIs).
+/// `info depth D seldepth S [multipv K] score cp X [lowerbound|upperbound] nodes N nps N
+/// hashfull H time T pv ...` (`pv` is left out when empty, since a bare `pv` confuses some
+/// GUIs).
 pub fn info_line(info: &Info) -> String {
-    let mut line = format!(
-        "info depth {} seldepth {} score {}",
-        info.depth, info.seldepth, info.score
-    );
+    let mut line = format!("info depth {} seldepth {}", info.depth, info.seldepth);
+    if let Some(k) = info.multipv {
+        let _ = write!(line, " multipv {k}");
+    }
+    let _ = write!(line, " score {}", info.score);
     match info.bound {
         Some(Bound::Lower) => line.push_str(" lowerbound"),
         Some(Bound::Upper) => line.push_str(" upperbound"),
@@ -69,6 +71,7 @@ mod tests {
         Info {
             depth: 5,
             seldepth: 9,
+            multipv: None,
             score,
             bound,
             nodes: 12345,

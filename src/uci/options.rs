@@ -16,6 +16,7 @@ pub fn declaration(id: OptionId) -> String {
             format!("option name {name} type combo default {default}{vars}")
         }
         OptionKind::Text { default } => format!("option name {name} type string default {default}"),
+        OptionKind::Button => format!("option name {name} type button"),
     }
 }
 
@@ -46,6 +47,8 @@ mod tests {
                 "option name Backend type combo default auto var auto var native var torch",
                 "option name Policy type string default <empty>",
                 "option name PlayMode type combo default search var search var policy var greedy",
+                "option name MultiPV type spin default 1 min 1 max 256",
+                "option name Clear Hash type button",
             ]
         );
     }

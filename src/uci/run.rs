@@ -226,7 +226,11 @@ mod tests {
             .iter()
             .filter(|l| l.starts_with("option name"))
             .collect();
-        assert_eq!(options.len(), 12, "{out:?}");
+        assert_eq!(
+            options.len(),
+            crate::engine::options::OptionId::ALL.len(),
+            "{out:?}"
+        );
         assert!(options.contains(
             &&"option name Backend type combo default auto var auto var native var torch"
                 .to_string()

@@ -61,6 +61,7 @@ fn a_jump_in_score_is_reported_as_a_bound_then_resolved() {
     let config = SearchConfig {
         threads: 1,
         move_overhead: Duration::ZERO,
+        ..SearchConfig::default()
     };
     start(root, limits, config, material(), tx).wait();
     let infos: Vec<_> = rx
