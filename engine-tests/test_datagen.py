@@ -76,3 +76,17 @@ def test_info_reads_the_file_and_a_damaged_one_is_refused_by_name(cerise_bin: Pa
     assert refused.returncode != 0
     assert "bad.self" in refused.stderr
     assert "panicked" not in refused.stderr
+
+
+def test_wdl_fits_a_model_and_tables_it_on_held_out_games(cerise_bin: Path, tmp_path: Path):
+    out = tmp_path / "g.self"
+    run_to_end(cerise_bin, out, 2)
+    fit = subprocess.run([str(cerise_bin), "datagen", "wdl", str(out), "--holdout-every", "4", "--steps", "300",
+                          "--no-progress"], capture_output=True, text=True, timeout=120)
+    assert fit.returncode == 0, fit.stderr
+    assert "pub const MODEL: WdlModel" in fit.stdout and "held-out mean log-loss" in fit.stdout, fit.stdout
+    rows = [l for l in fit.stdout.splitlines() if ".." in l and "/" in l]
+    assert len(rows) == 18, fit.stdout
+    missing = subprocess.run([str(cerise_bin), "datagen", "wdl", str(tmp_path / "none.self")],
+                             capture_output=True, text=True, timeout=60)
+    assert missing.returncode != 0 and "none.self" in missing.stderr and "panicked" not in missing.stderr

@@ -1,4 +1,4 @@
-"""MultiPV and Clear Hash through the real binary, as an analysis GUI uses them."""
+"""MultiPV, UCI_ShowWDL and Clear Hash through the real binary, as an analysis GUI uses them."""
 
 from __future__ import annotations
 
@@ -103,3 +103,36 @@ def test_clear_hash_makes_the_next_search_start_cold(engine):
     assert engine.errors(engine.sync()) == []
     again = nodes_of(engine.go("go depth 8"))
     assert again == cold, f"after Clear Hash the search should repeat the cold one: {again} vs {cold}"
+
+
+def wdl_of(text: str) -> list[int] | None:
+    words = text.split()
+    if "wdl" not in words:
+        return None
+    i = words.index("wdl")
+    return [int(x) for x in words[i + 1:i + 4]]
+
+
+def test_show_wdl_adds_chances_that_follow_the_score(engine):
+    engine.send(f"position fen {START_FEN}")
+    out = engine.go("go depth 4")
+    assert all(wdl_of(l.text) is None for l in out.lines if l.text.startswith("info depth")), engine.dump()
+    engine.send("setoption name UCI_ShowWDL value true")
+    engine.send("setoption name MultiPV value 3")
+    # White is a queen up: every line is a likely win, and better lines are likelier.
+    engine.send("position fen 4k3/pppp4/8/8/8/8/PPPP4/3QK3 w - - 0 1")
+    out = engine.go("go depth 6")
+    infos = [l.text for l in out.lines if l.text.startswith("info depth")]
+    assert infos and all(wdl_of(t) is not None for t in infos), engine.dump()
+    for t in infos:
+        w, d, l = wdl_of(t)
+        assert w + d + l == 1000 and min(w, d, l) >= 0, t
+    raw = [t for t in infos if info_fields(t).get("depth") == "6" and "multipv" in t and "bound" not in t]
+    chances = [wdl_of(t)[0] for t in raw]
+    assert chances[0] > 800 and chances == sorted(chances, reverse=True), raw
+    # A mate found is a certain win.
+    engine.send("position fen 6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1")
+    engine.send("setoption name MultiPV value 1")
+    out = engine.go("go depth 3")
+    final = [l.text for l in out.lines if l.text.startswith("info depth")][-1]
+    assert "score mate 1" in final and wdl_of(final) == [1000, 0, 0], engine.dump()

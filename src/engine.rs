@@ -282,6 +282,7 @@ impl Engine {
             }
             OptionChange::Threads(_)
             | OptionChange::MultiPv(_)
+            | OptionChange::ShowWdl(_)
             | OptionChange::MoveOverhead(_)
             | OptionChange::Ponder(_)
             | OptionChange::PlayMode(_) => {
@@ -429,6 +430,7 @@ impl Engine {
             threads,
             move_overhead: self.options.move_overhead,
             multipv: self.options.multipv,
+            show_wdl: self.options.show_wdl,
         }
     }
 

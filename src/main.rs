@@ -135,6 +135,9 @@ enum DatagenCmd {
     /// Self-play positions to Deep Pink triplets (q after the best move, r after a random
     /// other move), split by game.
     Triplets(cerise::data::selfplay::triplets::SelfPlayTripletArgs),
+    /// Fit the UCI_ShowWDL model (win/draw/loss from score and material) to self-play games,
+    /// with a calibration table on held-out games.
+    Wdl(cerise::data::selfplay::wdl::SelfPlayWdlArgs),
 }
 
 #[derive(Subcommand)]
@@ -375,6 +378,15 @@ fn run(command: Cmd) -> Result<(), String> {
             Ok(())
         }
         Cmd::Datagen(DatagenCli {
+            command: Some(DatagenCmd::Wdl(args)),
+            ..
+        }) => {
+            let fit = cerise::data::selfplay::wdl::run_selfplay_wdl(&args)
+                .map_err(|e| format!("{e:#}"))?;
+            out!("{}", fit.to_string().trim_end());
+            Ok(())
+        }
+        Cmd::Datagen(DatagenCli {
             command: Some(DatagenCmd::Merge(args)),
             ..
         }) => {
@@ -391,7 +403,7 @@ fn run(command: Cmd) -> Result<(), String> {
             command: None,
             run: None,
         }) => Err(
-            "datagen needs --out FILE (or a subcommand: info, merge, triplets); see \
+            "datagen needs --out FILE (or a subcommand: info, merge, triplets, wdl); see \
                    `cerise datagen --help`"
                 .to_string(),
         ),

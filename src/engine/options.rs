@@ -41,6 +41,8 @@ pub struct Options {
     pub play_mode: PlayMode,
     /// Root lines searched and reported (`info ... multipv k`); 1 is a normal search.
     pub multipv: usize,
+    /// `wdl W D L` on info lines.
+    pub show_wdl: bool,
 }
 
 /// How `go` chooses a move.
@@ -85,6 +87,7 @@ impl Default for Options {
             policy_file: String::new(),
             play_mode: PlayMode::Search,
             multipv: 1,
+            show_wdl: false,
         }
     }
 }
@@ -106,6 +109,7 @@ impl Options {
             OptionChange::Policy(file) => self.policy_file = file,
             OptionChange::PlayMode(mode) => self.play_mode = mode,
             OptionChange::MultiPv(n) => self.multipv = n,
+            OptionChange::ShowWdl(on) => self.show_wdl = on,
             // An action, not a value: the engine clears its tables.
             OptionChange::ClearHash => {}
         }
@@ -129,6 +133,7 @@ pub enum OptionChange {
     Policy(String),
     PlayMode(PlayMode),
     MultiPv(usize),
+    ShowWdl(bool),
     /// The `Clear Hash` button was pressed.
     ClearHash,
 }
@@ -149,6 +154,7 @@ pub enum OptionId {
     Policy,
     PlayMode,
     MultiPv,
+    ShowWdl,
     ClearHash,
 }
 
@@ -171,7 +177,7 @@ pub enum OptionKind {
 }
 
 impl OptionId {
-    pub const ALL: [OptionId; 14] = [
+    pub const ALL: [OptionId; 15] = [
         OptionId::Hash,
         OptionId::Threads,
         OptionId::MoveOverhead,
@@ -185,6 +191,7 @@ impl OptionId {
         OptionId::Policy,
         OptionId::PlayMode,
         OptionId::MultiPv,
+        OptionId::ShowWdl,
         OptionId::ClearHash,
     ];
 
@@ -203,6 +210,7 @@ impl OptionId {
             OptionId::Policy => "Policy",
             OptionId::PlayMode => "PlayMode",
             OptionId::MultiPv => "MultiPV",
+            OptionId::ShowWdl => "UCI_ShowWDL",
             OptionId::ClearHash => "Clear Hash",
         }
     }
@@ -260,6 +268,7 @@ impl OptionId {
                 min: 1,
                 max: MULTIPV_MAX as u64,
             },
+            OptionId::ShowWdl => OptionKind::Check { default: false },
             OptionId::ClearHash => OptionKind::Button,
         }
     }
@@ -297,6 +306,19 @@ fn spin(id: OptionId, value: &str) -> Result<u64, String> {
     }
 }
 
+/// A check option's value: `true` or `false`, in any case.
+fn check(id: OptionId, value: &str) -> Result<bool, String> {
+    match value.trim().to_ascii_lowercase().as_str() {
+        "true" => Ok(true),
+        "false" => Ok(false),
+        other => Err(format!(
+            "{} must be true or false, got '{}'",
+            id.name(),
+            excerpt(other, 40)
+        )),
+    }
+}
+
 /// Validates a new value for the option called `name`; names are case-insensitive and runs
 /// of spaces inside them are treated as one.
 pub fn parse_change(name: &str, value: &str) -> Result<OptionChange, String> {
@@ -319,14 +341,8 @@ pub fn parse_change(name: &str, value: &str) -> Result<OptionChange, String> {
             .parse::<DeviceChoice>()
             .map(OptionChange::Device)
             .map_err(|e| format!("Device: {e}")),
-        OptionId::Ponder => match value.trim().to_ascii_lowercase().as_str() {
-            "true" => Ok(OptionChange::Ponder(true)),
-            "false" => Ok(OptionChange::Ponder(false)),
-            other => Err(format!(
-                "Ponder must be true or false, got '{}'",
-                excerpt(other, 40)
-            )),
-        },
+        OptionId::Ponder => check(id, value).map(OptionChange::Ponder),
+        OptionId::ShowWdl => check(id, value).map(OptionChange::ShowWdl),
         OptionId::MaxBatch => Ok(OptionChange::MaxBatch(spin(id, value)? as usize)),
         OptionId::Precision => value
             .parse::<Precision>()
@@ -433,6 +449,7 @@ mod tests {
             ("PlayMode", "alphabeta"),
             ("MultiPV", "0"),
             ("MultiPV", "257"),
+            ("UCI_ShowWDL", "1"),
         ] {
             let e = parse_change(name, value);
             assert!(e.is_err(), "{name}={value} gave {e:?}");
@@ -443,7 +460,8 @@ mod tests {
         assert!(e.starts_with("Backend: ") && e.contains("onnx"), "{e}");
         let e = parse_change("Nonsense", "1").unwrap_err();
         assert!(
-            e.contains("Move Overhead") && e.ends_with("PlayMode, MultiPV, Clear Hash)"),
+            e.contains("Move Overhead")
+                && e.ends_with("PlayMode, MultiPV, UCI_ShowWDL, Clear Hash)"),
             "{e}"
         );
     }

@@ -29,6 +29,7 @@ pub mod searcher;
 pub mod threads;
 pub mod throughput;
 pub mod torch;
+pub mod wdl;
 
 pub use backend::Backend;
 pub use cache::{CacheScratch, CachedEvaluator, EvalCache};

@@ -130,6 +130,16 @@ pub fn run(
 ) -> SearchResult {
     shared.tt.new_search();
     let pos = root.position;
+    // Every `Info` of this search is about the root, so one material count serves them all.
+    let material = crate::eval::wdl::material_count(shakmaty::Position::board(pos.inner()));
+    let with_wdl = |event: SearchEvent| match event {
+        SearchEvent::Info(mut info) if config.show_wdl => {
+            info.wdl = Some(wdl_of(info.score, material));
+            emit(SearchEvent::Info(info))
+        }
+        other => emit(other),
+    };
+    let emit: &dyn Fn(SearchEvent) = &with_wdl;
     let mut history = root.history;
     history.push(pos.key());
 
@@ -345,6 +355,15 @@ fn main_loop(
     }
 }
 
+/// The model's chances for a centipawn score; a mate found is certain.
+fn wdl_of(score: Score, material: u32) -> [u32; 3] {
+    match score {
+        Score::Cp(cp) => crate::eval::wdl::MODEL.per_mille(cp, material),
+        Score::Mate(moves) if moves > 0 => [1000, 0, 0],
+        Score::Mate(_) => [0, 0, 1000],
+    }
+}
+
 fn pv_to_uci(pos: &Position, pv: &[Move]) -> Vec<String> {
     let mut pos = pos.clone();
     let mut out = Vec::with_capacity(pv.len());
@@ -372,6 +391,7 @@ fn make_info(control: &Control, pos: &Position, report: &Report, nodes: u64) -> 
         seldepth: report.seldepth,
         multipv: None,
         score: report.score,
+        wdl: None,
         bound: None,
         nodes,
         nps,

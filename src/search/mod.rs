@@ -59,6 +59,8 @@ pub struct SearchConfig {
     /// Root lines searched and reported each iteration (UCI `MultiPV`); 1 is a normal
     /// search, and the node count of one line is the same as before MultiPV existed.
     pub multipv: usize,
+    /// Add win/draw/loss chances to every `Info` (UCI `UCI_ShowWDL`).
+    pub show_wdl: bool,
 }
 
 impl Default for SearchConfig {
@@ -67,6 +69,7 @@ impl Default for SearchConfig {
             threads: 1,
             move_overhead: Duration::ZERO,
             multipv: 1,
+            show_wdl: false,
         }
     }
 }

@@ -57,6 +57,7 @@ pub fn start(
                         seldepth: 1,
                         multipv: None,
                         score: choice.score,
+                        wdl: None,
                         bound: None,
                         nodes: choice.nodes,
                         nps: (choice.nodes as f64 / time.as_secs_f64().max(1e-6)) as u64,

@@ -32,6 +32,8 @@ pub struct Info {
     /// The line's rank (1 = best) when more than one root line is searched (`MultiPV`).
     pub multipv: Option<u32>,
     pub score: Score,
+    /// Win, draw and loss chances of the side to move in per mille (`UCI_ShowWDL`).
+    pub wdl: Option<[u32; 3]>,
     /// Set when the score is only a bound (aspiration fail-high/low).
     pub bound: Option<Bound>,
     pub nodes: u64,

@@ -680,3 +680,41 @@ fn a_policy_reorders_the_search_without_changing_what_it_proves() {
     assert_eq!((again.nodes, again.best), (ordered.nodes, ordered.best));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// With `show_wdl` every `Info` carries chances summing to 1000 (a found mate is a win);
+/// without it none does.
+#[test]
+fn show_wdl_adds_chances_to_every_info() {
+    for (show_wdl, fen, mate) in [
+        (true, MIDGAME, false),
+        (true, "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1", true),
+        (false, MIDGAME, false),
+    ] {
+        let (tx, rx) = unbounded();
+        let config = SearchConfig {
+            show_wdl,
+            ..SearchConfig::default()
+        };
+        start(root(fen), depth(4), config, material(), tx).wait();
+        let infos: Vec<Info> = rx
+            .try_iter()
+            .filter_map(|e| match e {
+                SearchEvent::Info(info) => Some(info),
+                _ => None,
+            })
+            .collect();
+        assert!(!infos.is_empty());
+        for info in &infos {
+            match info.wdl {
+                Some([w, d, l]) => {
+                    assert!(show_wdl, "{info:?}");
+                    assert_eq!(w + d + l, 1000, "{info:?}");
+                    if mate {
+                        assert_eq!([w, d, l], [1000, 0, 0], "{info:?}");
+                    }
+                }
+                None => assert!(!show_wdl, "{info:?}"),
+            }
+        }
+    }
+}

@@ -3,7 +3,7 @@
 use crate::search::{Bound, Info, SearchEvent};
 use std::fmt::Write;
 
-/// `info depth D seldepth S [multipv K] score cp X [lowerbound|upperbound] nodes N nps N
+/// `info depth D seldepth S [multipv K] score cp X [lowerbound|upperbound] [wdl W D L] nodes N nps N
 /// hashfull H time T pv ...` (`pv` is left out when empty, since a bare `pv` confuses some
 /// GUIs).
 pub fn info_line(info: &Info) -> String {
@@ -16,6 +16,9 @@ pub fn info_line(info: &Info) -> String {
         Some(Bound::Lower) => line.push_str(" lowerbound"),
         Some(Bound::Upper) => line.push_str(" upperbound"),
         None => {}
+    }
+    if let Some([w, d, l]) = info.wdl {
+        let _ = write!(line, " wdl {w} {d} {l}");
     }
     let _ = write!(
         line,
@@ -73,6 +76,7 @@ mod tests {
             seldepth: 9,
             multipv: None,
             score,
+            wdl: None,
             bound,
             nodes: 12345,
             nps: 67890,

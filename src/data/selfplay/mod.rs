@@ -9,6 +9,7 @@ pub mod info;
 pub mod merge;
 pub mod record;
 pub mod triplets;
+pub mod wdl;
 
 pub use header::SelfPlayHeader;
 pub use record::{Outcome, SelfPlayRecord, StoredMove, RECORD_BYTES};
