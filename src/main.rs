@@ -137,7 +137,7 @@ enum DatagenCmd {
     Triplets(cerise::data::selfplay::triplets::SelfPlayTripletArgs),
     /// Fit the UCI_ShowWDL model (win/draw/loss from score and material) to self-play games,
     /// with a calibration table on held-out games.
-    Wdl(cerise::data::selfplay::wdl::SelfPlayWdlArgs),
+    Wdl(cerise::train::wdl::SelfPlayWdlArgs),
 }
 
 #[derive(Subcommand)]
@@ -381,8 +381,7 @@ fn run(command: Cmd) -> Result<(), String> {
             command: Some(DatagenCmd::Wdl(args)),
             ..
         }) => {
-            let fit = cerise::data::selfplay::wdl::run_selfplay_wdl(&args)
-                .map_err(|e| format!("{e:#}"))?;
+            let fit = cerise::train::wdl::run_selfplay_wdl(&args).map_err(|e| format!("{e:#}"))?;
             out!("{}", fit.to_string().trim_end());
             Ok(())
         }

@@ -23,6 +23,7 @@ pub mod regress;
 pub mod run;
 pub mod selfplay;
 pub mod value;
+pub mod wdl;
 pub mod winloss;
 
 pub use cli::{run_train_cli, TrainArgs};

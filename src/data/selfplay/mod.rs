@@ -9,7 +9,6 @@ pub mod info;
 pub mod merge;
 pub mod record;
 pub mod triplets;
-pub mod wdl;
 
 pub use header::SelfPlayHeader;
 pub use record::{Outcome, SelfPlayRecord, StoredMove, RECORD_BYTES};

@@ -8,9 +8,9 @@
 //! own. Games whose number is a multiple of `--holdout-every` are kept out of the fit; the
 //! calibration table compares the model's chances with their results.
 
-use super::record::{Outcome, MATE_BOUND};
-use super::SelfPlayReader;
 use crate::data::records::progress::{Progress, Unit};
+use crate::data::selfplay::record::{Outcome, MATE_BOUND};
+use crate::data::selfplay::SelfPlayReader;
 use crate::eval::wdl::{material_count, material_share, WdlModel, MATERIAL_MAX, MODEL};
 use anyhow::{bail, Result};
 use std::fmt;
