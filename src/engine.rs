@@ -5,7 +5,7 @@
 
 pub mod options;
 
-use crate::chess::{perft, ChessError, KeyHistory, Position};
+use crate::chess::{perft, CastlingMode, ChessError, KeyHistory, Position};
 use crate::eval::{
     CachedEvaluator, EvalInfo, EvalSpec, Evaluator, MovePolicy, NetEvaluatorConfig, Precision,
 };
@@ -44,12 +44,13 @@ pub struct PositionSpec {
     pub moves: Vec<String>,
 }
 
-/// The game so far: the position after `spec`'s moves, and the keys before it.
+/// The game so far: the position after `spec`'s moves, and the keys before it, with
+/// castling read and written in `mode` (Chess960 under `UCI_Chess960`).
 /// Errors (bad FEN, illegal move) name the culprit.
-pub fn root_from_spec(spec: &PositionSpec) -> Result<RootState, ChessError> {
+pub fn root_from_spec(spec: &PositionSpec, mode: CastlingMode) -> Result<RootState, ChessError> {
     let mut position = match &spec.fen {
-        None => Position::startpos(),
-        Some(fen) => Position::from_fen(fen)?,
+        None => Position::startpos_in(mode),
+        Some(fen) => Position::from_fen_in(fen, mode)?,
     };
     let mut history = KeyHistory::new();
     for text in &spec.moves {
@@ -236,7 +237,7 @@ impl Engine {
     /// Blocks only to stop a running search. On error the previous position is kept.
     pub fn set_position(&mut self, spec: &PositionSpec) -> Result<(), String> {
         self.stop_and_wait();
-        self.root = root_from_spec(spec).map_err(|e| e.to_string())?;
+        self.root = root_from_spec(spec, self.castling_mode()).map_err(|e| e.to_string())?;
         Ok(())
     }
 
@@ -283,6 +284,7 @@ impl Engine {
             OptionChange::Threads(_)
             | OptionChange::MultiPv(_)
             | OptionChange::ShowWdl(_)
+            | OptionChange::Chess960(_)
             | OptionChange::MoveOverhead(_)
             | OptionChange::Ponder(_)
             | OptionChange::PlayMode(_) => {
@@ -425,6 +427,15 @@ impl Engine {
         Ok(perft_lines(&self.root.position, depth))
     }
 
+    /// How `position` reads castling: Chess960's way under `UCI_Chess960`.
+    fn castling_mode(&self) -> CastlingMode {
+        if self.options.chess960 {
+            CastlingMode::Chess960
+        } else {
+            CastlingMode::Standard
+        }
+    }
+
     fn search_config(&self, threads: usize) -> SearchConfig {
         SearchConfig {
             threads,
@@ -485,7 +496,11 @@ mod tests {
 
     #[test]
     fn moves_are_played_and_history_recorded() {
-        let root = root_from_spec(&spec(None, &["e2e4", "e7e5", "g1f3"])).unwrap();
+        let root = root_from_spec(
+            &spec(None, &["e2e4", "e7e5", "g1f3"]),
+            CastlingMode::Standard,
+        )
+        .unwrap();
         assert_eq!(
             root.position.fen(),
             "rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 1 2"
@@ -496,7 +511,7 @@ mod tests {
     #[test]
     fn fen_position_with_moves() {
         let fen = "4k3/8/8/8/8/8/8/4K2R w K - 0 1";
-        let root = root_from_spec(&spec(Some(fen), &["e1g1"])).unwrap();
+        let root = root_from_spec(&spec(Some(fen), &["e1g1"]), CastlingMode::Standard).unwrap();
         assert_eq!(root.position.fen(), "4k3/8/8/8/8/8/8/5RK1 b - - 1 1");
     }
 

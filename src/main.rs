@@ -77,6 +77,10 @@ enum Cmd {
         /// Position to count from (default: the start position).
         #[arg(long)]
         fen: Option<String>,
+        /// Read castling rights as Chess960 (X-FEN or Shredder-FEN) and write castles as
+        /// king takes rook.
+        #[arg(long)]
+        chess960: bool,
     },
     /// Check move generation against a perft suite (EPD with `;D1 20 ;D2 400 ...`).
     PerftSuite {
@@ -85,6 +89,10 @@ enum Cmd {
         /// Deepest depth to check on each line.
         #[arg(long, default_value_t = 5)]
         depth: u32,
+        /// A Chess960 suite (e.g. bench/chess960/perft960.epd): castling rights as X-FEN or
+        /// Shredder-FEN.
+        #[arg(long)]
+        chess960: bool,
     },
     /// Training data tools.
     Data {
@@ -291,10 +299,15 @@ fn run(command: Cmd) -> Result<(), String> {
             out!("{}", summary.final_line());
             Ok(())
         }
-        Cmd::Perft { depth, fen } => {
+        Cmd::Perft {
+            depth,
+            fen,
+            chess960,
+        } => {
+            let mode = castling_mode(chess960);
             let position = match fen {
-                Some(fen) => Position::from_fen(&fen).map_err(|e| e.to_string())?,
-                None => Position::startpos(),
+                Some(fen) => Position::from_fen_in(&fen, mode).map_err(|e| e.to_string())?,
+                None => Position::startpos_in(mode),
             };
             let started = std::time::Instant::now();
             let lines = perft_lines(&position, depth);
@@ -305,7 +318,11 @@ fn run(command: Cmd) -> Result<(), String> {
             eprintln!("time {} ms", elapsed.as_millis());
             Ok(())
         }
-        Cmd::PerftSuite { file, depth } => perft_suite(&file, depth),
+        Cmd::PerftSuite {
+            file,
+            depth,
+            chess960,
+        } => perft_suite(&file, depth, castling_mode(chess960)),
         Cmd::Data {
             command: DataCmd::Triplets(args),
         } => {
@@ -561,9 +578,21 @@ fn fresh_net(preset: &str) -> Result<cerise::net::NetFile, String> {
     cerise::net::NetFile::from_varstore(meta, &vs).map_err(|e| e.to_string())
 }
 
-fn perft_suite(file: &std::path::Path, depth: u32) -> Result<(), String> {
+fn castling_mode(chess960: bool) -> cerise::chess::CastlingMode {
+    if chess960 {
+        cerise::chess::CastlingMode::Chess960
+    } else {
+        cerise::chess::CastlingMode::Standard
+    }
+}
+
+fn perft_suite(
+    file: &std::path::Path,
+    depth: u32,
+    mode: cerise::chess::CastlingMode,
+) -> Result<(), String> {
     let started = std::time::Instant::now();
-    let summary = perft::run_suite(file, depth, |line| {
+    let summary = perft::run_suite(file, depth, mode, |line| {
         let status = if line.ok() { "ok" } else { "MISMATCH" };
         let deepest = line.results.last().map_or(0, |r| r.depth);
         out!(

@@ -11,6 +11,6 @@ pub use board::{
     stm_move_squares, swap_sides_feature, CompactBoard, ENCODING_NAME, ENCODING_WIDTH,
 };
 pub use history::KeyHistory;
-pub use position::{ChessError, Position};
+pub use position::{ChessError, Position, START_FEN};
 pub use samples::{sample_boards, sample_families};
-pub use shakmaty::{Color, Move, MoveList, Role, Square};
+pub use shakmaty::{CastlingMode, Color, Move, MoveList, Role, Square};

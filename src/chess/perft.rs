@@ -1,6 +1,7 @@
 //! Move-generation counts, checked against the perft suite.
 
 use super::position::Position;
+use shakmaty::CastlingMode;
 use std::path::Path;
 
 /// Leaf count at `depth` (bulk-counted at depth 1).
@@ -111,6 +112,7 @@ pub fn parse_suite_line(line: &str) -> Result<Option<SuiteEntry>, String> {
 pub fn run_suite(
     path: &Path,
     max_depth: u32,
+    mode: CastlingMode,
     mut on_line: impl FnMut(&SuiteLine),
 ) -> Result<SuiteSummary, String> {
     let text = std::fs::read_to_string(path)
@@ -124,7 +126,7 @@ pub fn run_suite(
         else {
             continue;
         };
-        let pos = Position::from_fen(&fen).map_err(|e| format!("{}: {e}", where_()))?;
+        let pos = Position::from_fen_in(&fen, mode).map_err(|e| format!("{}: {e}", where_()))?;
         let mut line = SuiteLine {
             line_no,
             fen,
@@ -221,7 +223,7 @@ mod tests {
         )
         .expect("write temp suite");
         let mut lines = 0;
-        let summary = run_suite(&file, 2, |l| {
+        let summary = run_suite(&file, 2, CastlingMode::Standard, |l| {
             lines += 1;
             assert_eq!(l.results.len(), 2);
         })
@@ -230,15 +232,42 @@ mod tests {
         assert_eq!(lines, 1);
         assert_eq!(summary.depths_checked, 2);
         assert_eq!(summary.mismatches, vec![(1, 2, 401, 400)]);
-        assert!(run_suite(&dir.join("missing.epd"), 1, |_| {}).is_err());
+        assert!(run_suite(&dir.join("missing.epd"), 1, CastlingMode::Standard, |_| {}).is_err());
     }
 
     /// Depths 1-4 of the whole suite; run with `cargo test --release -- --ignored`.
     #[test]
     #[ignore]
     fn whole_suite_to_depth_4() {
-        let summary = run_suite(&suite_path(), 4, |_| {}).expect("suite runs");
+        let summary =
+            run_suite(&suite_path(), 4, CastlingMode::Standard, |_| {}).expect("suite runs");
         assert_eq!(summary.positions, 128);
         assert!(summary.passed(), "mismatches: {:?}", summary.mismatches);
+    }
+}
+
+#[cfg(test)]
+mod chess960_tests {
+    use super::*;
+
+    /// The Chess960 suite to depth 3 (counts from python-chess, bench/chess960/make_perft.py):
+    /// 16 starting arrays and 16 later positions that still hold castling rights.
+    #[test]
+    fn chess960_suite_to_depth_3() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("bench/chess960/perft960.epd");
+        let summary = run_suite(&path, 3, CastlingMode::Chess960, |_| {}).expect("suite runs");
+        assert_eq!(summary.positions, 32);
+        assert!(summary.passed(), "mismatches: {:?}", summary.mismatches);
+    }
+
+    /// Read the standard way, the same positions castle wrongly or not at all: the suite
+    /// tells the two modes apart, so the test above checks the Chess960 rules.
+    #[test]
+    fn the_suite_fails_in_standard_mode() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("bench/chess960/perft960.epd");
+        match run_suite(&path, 3, CastlingMode::Standard, |_| {}) {
+            Ok(summary) => assert!(!summary.passed()),
+            Err(e) => assert!(e.contains("perft960.epd"), "{e}"),
+        }
     }
 }

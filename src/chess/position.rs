@@ -18,6 +18,9 @@ pub enum ChessError {
     BadMoveSyntax(String),
 }
 
+/// The standard start position.
+pub const START_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+
 #[derive(Clone, Debug)]
 pub struct Position {
     inner: shakmaty::Chess,
@@ -85,6 +88,22 @@ impl Position {
     }
 
     pub fn from_fen(fen: &str) -> Result<Self, ChessError> {
+        Self::from_fen_in(fen, CastlingMode::Standard)
+    }
+
+    /// The start position, with castling written in `mode`'s notation.
+    pub fn startpos_in(mode: CastlingMode) -> Self {
+        match mode {
+            CastlingMode::Standard => Self::startpos(),
+            CastlingMode::Chess960 => Self::from_fen_in(START_FEN, mode)
+                .expect("the start position is a Chess960 position too"),
+        }
+    }
+
+    /// Parses a FEN for standard chess or, with [`CastlingMode::Chess960`], for Chess960:
+    /// castling rights as `KQkq`, as X-FEN or as Shredder-FEN file letters. The mode stays
+    /// with the position and its successors and decides how castling moves are written.
+    pub fn from_fen_in(fen: &str, mode: CastlingMode) -> Result<Self, ChessError> {
         let bad = |reason: String| ChessError::BadFen {
             fen: echo(fen.trim()),
             reason,
@@ -92,7 +111,7 @@ impl Position {
         let parsed: Fen = fen.trim().parse().map_err(|e| bad(format!("{e}")))?;
         // Perft suites and test positions contain checks no legal game can reach (e.g.
         // two bishops giving check); move generation handles them, so accept them.
-        let inner: shakmaty::Chess = match parsed.into_position(CastlingMode::Standard) {
+        let inner: shakmaty::Chess = match parsed.into_position(mode) {
             Ok(pos) => pos,
             Err(e) => e
                 .ignore_impossible_check()
@@ -216,9 +235,15 @@ impl Position {
             Err(illegal())
         }
     }
-    /// Standard UCI notation (castling as e1g1).
+    /// UCI notation: castling as e1g1 in standard chess, as king-takes-rook (e1h1) in
+    /// Chess960, as GUIs expect with `UCI_Chess960`.
     pub fn move_to_uci(&self, m: &Move) -> String {
-        m.to_uci(CastlingMode::Standard).to_string()
+        m.to_uci(self.inner.castles().mode()).to_string()
+    }
+
+    /// Whether castling is written Chess960's way.
+    pub fn is_chess960(&self) -> bool {
+        self.inner.castles().mode() == CastlingMode::Chess960
     }
     pub fn compact(&self) -> CompactBoard {
         CompactBoard::from_chess(&self.inner)

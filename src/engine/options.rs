@@ -43,6 +43,8 @@ pub struct Options {
     pub multipv: usize,
     /// `wdl W D L` on info lines.
     pub show_wdl: bool,
+    /// Chess960 castling in `position` and in moves sent (king takes rook).
+    pub chess960: bool,
 }
 
 /// How `go` chooses a move.
@@ -88,6 +90,7 @@ impl Default for Options {
             play_mode: PlayMode::Search,
             multipv: 1,
             show_wdl: false,
+            chess960: false,
         }
     }
 }
@@ -110,6 +113,7 @@ impl Options {
             OptionChange::PlayMode(mode) => self.play_mode = mode,
             OptionChange::MultiPv(n) => self.multipv = n,
             OptionChange::ShowWdl(on) => self.show_wdl = on,
+            OptionChange::Chess960(on) => self.chess960 = on,
             // An action, not a value: the engine clears its tables.
             OptionChange::ClearHash => {}
         }
@@ -134,6 +138,7 @@ pub enum OptionChange {
     PlayMode(PlayMode),
     MultiPv(usize),
     ShowWdl(bool),
+    Chess960(bool),
     /// The `Clear Hash` button was pressed.
     ClearHash,
 }
@@ -155,6 +160,7 @@ pub enum OptionId {
     PlayMode,
     MultiPv,
     ShowWdl,
+    Chess960,
     ClearHash,
 }
 
@@ -177,7 +183,7 @@ pub enum OptionKind {
 }
 
 impl OptionId {
-    pub const ALL: [OptionId; 15] = [
+    pub const ALL: [OptionId; 16] = [
         OptionId::Hash,
         OptionId::Threads,
         OptionId::MoveOverhead,
@@ -192,6 +198,7 @@ impl OptionId {
         OptionId::PlayMode,
         OptionId::MultiPv,
         OptionId::ShowWdl,
+        OptionId::Chess960,
         OptionId::ClearHash,
     ];
 
@@ -211,6 +218,7 @@ impl OptionId {
             OptionId::PlayMode => "PlayMode",
             OptionId::MultiPv => "MultiPV",
             OptionId::ShowWdl => "UCI_ShowWDL",
+            OptionId::Chess960 => "UCI_Chess960",
             OptionId::ClearHash => "Clear Hash",
         }
     }
@@ -269,6 +277,7 @@ impl OptionId {
                 max: MULTIPV_MAX as u64,
             },
             OptionId::ShowWdl => OptionKind::Check { default: false },
+            OptionId::Chess960 => OptionKind::Check { default: false },
             OptionId::ClearHash => OptionKind::Button,
         }
     }
@@ -343,6 +352,7 @@ pub fn parse_change(name: &str, value: &str) -> Result<OptionChange, String> {
             .map_err(|e| format!("Device: {e}")),
         OptionId::Ponder => check(id, value).map(OptionChange::Ponder),
         OptionId::ShowWdl => check(id, value).map(OptionChange::ShowWdl),
+        OptionId::Chess960 => check(id, value).map(OptionChange::Chess960),
         OptionId::MaxBatch => Ok(OptionChange::MaxBatch(spin(id, value)? as usize)),
         OptionId::Precision => value
             .parse::<Precision>()
@@ -461,7 +471,7 @@ mod tests {
         let e = parse_change("Nonsense", "1").unwrap_err();
         assert!(
             e.contains("Move Overhead")
-                && e.ends_with("PlayMode, MultiPV, UCI_ShowWDL, Clear Hash)"),
+                && e.ends_with("MultiPV, UCI_ShowWDL, UCI_Chess960, Clear Hash)"),
             "{e}"
         );
     }

@@ -49,6 +49,7 @@ mod tests {
                 "option name PlayMode type combo default search var search var policy var greedy",
                 "option name MultiPV type spin default 1 min 1 max 256",
                 "option name UCI_ShowWDL type check default false",
+                "option name UCI_Chess960 type check default false",
                 "option name Clear Hash type button",
             ]
         );
