@@ -193,6 +193,7 @@ pub fn run(
         tt: Arc::new(TranspositionTable::new(config.hash_mib)),
         eval: Arc::new(CachedEvaluator::new(eval, config.cache_entries)),
         policy: config.policy.clone(),
+        syzygy: None,
     };
     let search_config = SearchConfig {
         threads: config.threads,

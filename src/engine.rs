@@ -5,13 +5,14 @@
 
 pub mod options;
 
+use crate::chess::syzygy::Tablebases;
 use crate::chess::{perft, CastlingMode, ChessError, KeyHistory, Position};
 use crate::eval::{
     CachedEvaluator, EvalInfo, EvalSpec, Evaluator, MovePolicy, NetEvaluatorConfig, Precision,
 };
 use crate::search::TranspositionTable;
 use crate::search::{
-    self, Limits, RootState, SearchConfig, SearchEvent, SearchHandle, SearchShared,
+    self, Limits, RootState, SearchConfig, SearchEvent, SearchHandle, SearchShared, Syzygy,
 };
 use crossbeam::channel::Sender;
 use options::{parse_change, OptionChange, Options, PlayMode};
@@ -33,6 +34,8 @@ pub struct Engine {
     startup_error: Option<String>,
     /// The policy named by the `Policy` option, loaded.
     policy: Option<Arc<MovePolicy>>,
+    /// The tablebases named by `SyzygyPath`, loaded.
+    tablebases: Option<Arc<Tablebases>>,
 }
 
 /// A position as a front end names it: a FEN (or the start position) and the moves played
@@ -131,6 +134,7 @@ impl Engine {
             events,
             startup_error,
             policy: None,
+            tablebases: None,
         }
     }
 
@@ -285,11 +289,29 @@ impl Engine {
             | OptionChange::MultiPv(_)
             | OptionChange::ShowWdl(_)
             | OptionChange::Chess960(_)
+            | OptionChange::SyzygyProbeLimit(_)
             | OptionChange::MoveOverhead(_)
             | OptionChange::Ponder(_)
             | OptionChange::PlayMode(_) => {
                 self.options.apply(change);
                 Ok(None)
+            }
+            OptionChange::SyzygyPath(ref path) => {
+                self.tablebases = if path.is_empty() {
+                    None
+                } else {
+                    Some(Arc::new(Tablebases::open(path)?))
+                };
+                let news = self.tablebases.as_ref().map(|tb| {
+                    format!(
+                        "Syzygy: {} table files, up to {} pieces, from {}",
+                        tb.files(),
+                        tb.max_pieces(),
+                        tb.path
+                    )
+                });
+                self.options.apply(change);
+                Ok(news)
             }
             OptionChange::Policy(ref file) => {
                 self.policy = if file.is_empty() {
@@ -450,6 +472,10 @@ impl Engine {
             tt: self.tt.clone(),
             eval: self.eval.clone(),
             policy: self.policy.clone(),
+            syzygy: self.tablebases.as_ref().map(|tables| Syzygy {
+                tables: tables.clone(),
+                probe_limit: self.options.syzygy_probe_limit,
+            }),
         }
     }
 }

@@ -94,6 +94,15 @@ enum Cmd {
         #[arg(long)]
         chess960: bool,
     },
+    /// Probe Syzygy tables for each FEN of a file: prints `FEN ; wdl W ; dtz D` (W as if
+    /// after a capture or pawn move, −2..2; D in plies, negative when losing), or the error.
+    TbProbe {
+        /// Directories of tables, `:`-separated, as `SyzygyPath`.
+        #[arg(long)]
+        path: String,
+        /// One FEN a line.
+        fens: PathBuf,
+    },
     /// Training data tools.
     Data {
         #[command(subcommand)]
@@ -316,6 +325,24 @@ fn run(command: Cmd) -> Result<(), String> {
                 out!("{line}");
             }
             eprintln!("time {} ms", elapsed.as_millis());
+            Ok(())
+        }
+        Cmd::TbProbe { path, fens } => {
+            let tables = cerise::chess::syzygy::Tablebases::open(&path)?;
+            let text = std::fs::read_to_string(&fens)
+                .map_err(|e| format!("cannot read {}: {e}", fens.display()))?;
+            for (n, line) in text.lines().enumerate() {
+                let fen = line.trim();
+                if fen.is_empty() || fen.starts_with('#') {
+                    continue;
+                }
+                let pos = Position::from_fen(fen)
+                    .map_err(|e| format!("{}:{}: {e}", fens.display(), n + 1))?;
+                match tables.probe_raw(&pos) {
+                    Ok((wdl, dtz)) => out!("{fen} ; wdl {wdl} ; dtz {dtz}"),
+                    Err(e) => out!("{fen} ; error {e}"),
+                }
+            }
             Ok(())
         }
         Cmd::PerftSuite {

@@ -6,6 +6,7 @@ pub mod history;
 pub mod perft;
 pub mod position;
 pub mod samples;
+pub mod syzygy;
 
 pub use board::{
     stm_move_squares, swap_sides_feature, CompactBoard, ENCODING_NAME, ENCODING_WIDTH,

@@ -13,6 +13,8 @@ pub const MOVE_OVERHEAD_DEFAULT: u64 = 30;
 pub const MOVE_OVERHEAD_MAX: u64 = 5000;
 /// As Stockfish: more root lines than any position has legal moves is never useful.
 pub const MULTIPV_MAX: usize = 256;
+/// Syzygy tables exist for up to 7 pieces; a limit of 7 probes every table there is.
+pub const SYZYGY_PROBE_LIMIT_DEFAULT: usize = 7;
 use crate::eval::open::EVAL_EMBEDDED;
 pub const MAX_BATCH_DEFAULT: usize = 1024;
 /// How UCI GUIs show an empty string option; `Policy` takes it to mean "no policy".
@@ -45,6 +47,10 @@ pub struct Options {
     pub show_wdl: bool,
     /// Chess960 castling in `position` and in moves sent (king takes rook).
     pub chess960: bool,
+    /// Directories of Syzygy tables, `:`-separated; empty for none.
+    pub syzygy_path: String,
+    /// Search nodes with more pieces than this are not probed.
+    pub syzygy_probe_limit: usize,
 }
 
 /// How `go` chooses a move.
@@ -91,6 +97,8 @@ impl Default for Options {
             multipv: 1,
             show_wdl: false,
             chess960: false,
+            syzygy_path: String::new(),
+            syzygy_probe_limit: SYZYGY_PROBE_LIMIT_DEFAULT,
         }
     }
 }
@@ -114,6 +122,8 @@ impl Options {
             OptionChange::MultiPv(n) => self.multipv = n,
             OptionChange::ShowWdl(on) => self.show_wdl = on,
             OptionChange::Chess960(on) => self.chess960 = on,
+            OptionChange::SyzygyPath(path) => self.syzygy_path = path,
+            OptionChange::SyzygyProbeLimit(n) => self.syzygy_probe_limit = n,
             // An action, not a value: the engine clears its tables.
             OptionChange::ClearHash => {}
         }
@@ -139,6 +149,9 @@ pub enum OptionChange {
     MultiPv(usize),
     ShowWdl(bool),
     Chess960(bool),
+    /// Directories of tables; empty for none.
+    SyzygyPath(String),
+    SyzygyProbeLimit(usize),
     /// The `Clear Hash` button was pressed.
     ClearHash,
 }
@@ -161,6 +174,8 @@ pub enum OptionId {
     MultiPv,
     ShowWdl,
     Chess960,
+    SyzygyPath,
+    SyzygyProbeLimit,
     ClearHash,
 }
 
@@ -183,7 +198,7 @@ pub enum OptionKind {
 }
 
 impl OptionId {
-    pub const ALL: [OptionId; 16] = [
+    pub const ALL: [OptionId; 18] = [
         OptionId::Hash,
         OptionId::Threads,
         OptionId::MoveOverhead,
@@ -199,6 +214,8 @@ impl OptionId {
         OptionId::MultiPv,
         OptionId::ShowWdl,
         OptionId::Chess960,
+        OptionId::SyzygyPath,
+        OptionId::SyzygyProbeLimit,
         OptionId::ClearHash,
     ];
 
@@ -219,6 +236,8 @@ impl OptionId {
             OptionId::MultiPv => "MultiPV",
             OptionId::ShowWdl => "UCI_ShowWDL",
             OptionId::Chess960 => "UCI_Chess960",
+            OptionId::SyzygyPath => "SyzygyPath",
+            OptionId::SyzygyProbeLimit => "SyzygyProbeLimit",
             OptionId::ClearHash => "Clear Hash",
         }
     }
@@ -278,6 +297,12 @@ impl OptionId {
             },
             OptionId::ShowWdl => OptionKind::Check { default: false },
             OptionId::Chess960 => OptionKind::Check { default: false },
+            OptionId::SyzygyPath => OptionKind::Text { default: EMPTY },
+            OptionId::SyzygyProbeLimit => OptionKind::Spin {
+                default: SYZYGY_PROBE_LIMIT_DEFAULT as u64,
+                min: 0,
+                max: SYZYGY_PROBE_LIMIT_DEFAULT as u64,
+            },
             OptionId::ClearHash => OptionKind::Button,
         }
     }
@@ -353,6 +378,15 @@ pub fn parse_change(name: &str, value: &str) -> Result<OptionChange, String> {
         OptionId::Ponder => check(id, value).map(OptionChange::Ponder),
         OptionId::ShowWdl => check(id, value).map(OptionChange::ShowWdl),
         OptionId::Chess960 => check(id, value).map(OptionChange::Chess960),
+        OptionId::SyzygyPath => {
+            let value = value.trim();
+            Ok(OptionChange::SyzygyPath(if value == EMPTY {
+                String::new()
+            } else {
+                value.to_string()
+            }))
+        }
+        OptionId::SyzygyProbeLimit => Ok(OptionChange::SyzygyProbeLimit(spin(id, value)? as usize)),
         OptionId::MaxBatch => Ok(OptionChange::MaxBatch(spin(id, value)? as usize)),
         OptionId::Precision => value
             .parse::<Precision>()
@@ -471,7 +505,7 @@ mod tests {
         let e = parse_change("Nonsense", "1").unwrap_err();
         assert!(
             e.contains("Move Overhead")
-                && e.ends_with("MultiPV, UCI_ShowWDL, UCI_Chess960, Clear Hash)"),
+                && e.ends_with("UCI_Chess960, SyzygyPath, SyzygyProbeLimit, Clear Hash)"),
             "{e}"
         );
     }

@@ -13,9 +13,10 @@ use super::params::{
 };
 use super::qsearch::qsearch;
 use super::reductions::late_move_reduction;
-use super::score::{mated_in, DRAW, INFINITY, MATE_BOUND};
+use super::score::{mated_in, DRAW, INFINITY, MATE_BOUND, TB_WIN};
 use super::thread::{Child, ThreadData};
 use super::tt::{find_move, pack_move, TtBound};
+use crate::chess::syzygy::TbOutcome;
 use crate::chess::{Color, Move, Position};
 use crate::eval::Evaluator as _;
 
@@ -49,6 +50,24 @@ pub fn frontier_value(
         return DRAW;
     }
     -child.eval
+}
+
+/// The tablebase's verdict on a node right after a capture or pawn move (where WDL is exact),
+/// if the node has few enough pieces and a table covers it.
+fn probe_tablebase(td: &ThreadData, pos: &Position, ply: usize) -> Option<i32> {
+    let tb = td.shared.syzygy.as_ref()?;
+    if pos.halfmoves() != 0 || !tb.tables.covers(pos, tb.probe_limit) {
+        return None;
+    }
+    let outcome = tb.tables.probe_wdl_after_zeroing(pos)?;
+    td.control
+        .tbhits
+        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    Some(match outcome {
+        TbOutcome::Win => TB_WIN - ply as i32,
+        TbOutcome::Draw => DRAW,
+        TbOutcome::Loss => ply as i32 - TB_WIN,
+    })
 }
 
 /// Makes `pv[ply]` = `m` followed by `pv[ply + 1]`.
@@ -119,6 +138,10 @@ pub fn search(
         if !pv_node && usable && entry.depth >= depth {
             return entry.score;
         }
+    }
+
+    if let Some(score) = probe_tablebase(td, pos, ply) {
+        return score;
     }
 
     // Internal iterative reduction: a node the TT knows no move for is searched one ply

@@ -16,6 +16,8 @@ pub struct Control {
     finished: AtomicBool,
     /// Sum of the node counts the threads have published so far.
     pub nodes: AtomicU64,
+    /// Tablebase probes that found their position (UCI `tbhits`).
+    pub tbhits: AtomicU64,
     pub node_limit: Option<u64>,
     pub clock: Clock,
     error: Mutex<Option<String>>,
@@ -31,6 +33,7 @@ impl Control {
             ponderhit: AtomicBool::new(false),
             finished: AtomicBool::new(false),
             nodes: AtomicU64::new(0),
+            tbhits: AtomicU64::new(0),
             node_limit,
             clock,
             error: Mutex::new(None),

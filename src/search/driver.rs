@@ -132,14 +132,19 @@ pub fn run(
     let pos = root.position;
     // Every `Info` of this search is about the root, so one material count serves them all.
     let material = crate::eval::wdl::material_count(shakmaty::Position::board(pos.inner()));
-    let with_wdl = |event: SearchEvent| match event {
-        SearchEvent::Info(mut info) if config.show_wdl => {
-            info.wdl = Some(wdl_of(info.score, material));
+    let annotate = |event: SearchEvent| match event {
+        SearchEvent::Info(mut info) => {
+            if config.show_wdl {
+                info.wdl = Some(wdl_of(info.score, material));
+            }
+            if shared.syzygy.is_some() {
+                info.tbhits = Some(control.tbhits.load(Ordering::Relaxed));
+            }
             emit(SearchEvent::Info(info))
         }
         other => emit(other),
     };
-    let emit: &dyn Fn(SearchEvent) = &with_wdl;
+    let emit: &dyn Fn(SearchEvent) = &annotate;
     let mut history = root.history;
     history.push(pos.key());
 
@@ -167,9 +172,10 @@ pub fn run(
     let mut main = ThreadData::new(shared, control, true, history.clone());
     // The root itself is a node; its children are counted as they are created.
     main.count_nodes(1);
-    let mut moves = match root_moves(&mut main, &pos, &limits.searchmoves) {
+    let searchmoves = tablebase_root_moves(shared, control, &pos, &limits.searchmoves);
+    let mut moves = match root_moves(&mut main, &pos, &searchmoves) {
         Some(moves) => moves,
-        None => unscored_root_moves(&pos, &limits.searchmoves),
+        None => unscored_root_moves(&pos, &searchmoves),
     };
     let max_depth = limits.depth.unwrap_or(MAX_DEPTH).clamp(1, MAX_DEPTH);
     let mut best = Best {
@@ -355,6 +361,44 @@ fn main_loop(
     }
 }
 
+/// The root moves to search: `searchmoves` narrowed, when a tablebase covers the root, to
+/// the moves that keep its result (and, winning, make the fastest progress). The user's
+/// `searchmoves` win when the two share no move.
+fn tablebase_root_moves(
+    shared: &SearchShared,
+    control: &Control,
+    pos: &Position,
+    searchmoves: &[String],
+) -> Vec<String> {
+    let Some(tb) = &shared.syzygy else {
+        return searchmoves.to_vec();
+    };
+    if !tb.tables.covers(pos, usize::MAX) {
+        return searchmoves.to_vec();
+    }
+    let Some((_, keep)) = tb.tables.root_moves(pos) else {
+        return searchmoves.to_vec();
+    };
+    control.tbhits.fetch_add(
+        pos.legal_moves().len() as u64,
+        std::sync::atomic::Ordering::Relaxed,
+    );
+    let keep: Vec<String> = keep.iter().map(|m| pos.move_to_uci(m)).collect();
+    if searchmoves.is_empty() {
+        return keep;
+    }
+    let both: Vec<String> = keep
+        .iter()
+        .filter(|m| searchmoves.contains(m))
+        .cloned()
+        .collect();
+    if both.is_empty() {
+        searchmoves.to_vec()
+    } else {
+        both
+    }
+}
+
 /// The model's chances for a centipawn score; a mate found is certain.
 fn wdl_of(score: Score, material: u32) -> [u32; 3] {
     match score {
@@ -396,6 +440,7 @@ fn make_info(control: &Control, pos: &Position, report: &Report, nodes: u64) -> 
         nodes,
         nps,
         hashfull: report.hashfull,
+        tbhits: None,
         time,
         pv: pv_to_uci(pos, report.pv),
     }

@@ -32,6 +32,7 @@ pub use tt::TranspositionTable;
 
 pub use driver::{search_blocking, start};
 
+use crate::chess::syzygy::Tablebases;
 use crate::chess::{KeyHistory, Position};
 use crate::eval::{CachedEvaluator, MovePolicy};
 use control::Control;
@@ -48,6 +49,17 @@ pub struct SearchShared {
     /// A move policy (the `Policy` option) that orders the quiet moves of nodes at least
     /// [`params::POLICY_MIN_DEPTH`] deep; `None` leaves ordering to history and the net.
     pub policy: Option<Arc<MovePolicy>>,
+    /// Syzygy tablebases (`SyzygyPath`), probed at the root and after zeroing moves.
+    pub syzygy: Option<Syzygy>,
+}
+
+/// Tablebases and how far into the search they are probed.
+#[derive(Clone)]
+pub struct Syzygy {
+    pub tables: Arc<Tablebases>,
+    /// Nodes with more pieces than this are not probed (`SyzygyProbeLimit`); the root is
+    /// probed whenever a table covers it.
+    pub probe_limit: usize,
 }
 
 #[derive(Clone, Debug)]

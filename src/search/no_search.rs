@@ -62,6 +62,7 @@ pub fn start(
                         nodes: choice.nodes,
                         nps: (choice.nodes as f64 / time.as_secs_f64().max(1e-6)) as u64,
                         hashfull: 0,
+                        tbhits: None,
                         time,
                         pv: vec![uci.clone()],
                     };

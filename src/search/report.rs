@@ -40,6 +40,8 @@ pub struct Info {
     pub nps: u64,
     /// Per mille of the TT in use.
     pub hashfull: u32,
+    /// Tablebase hits, when tablebases are loaded.
+    pub tbhits: Option<u64>,
     pub time: Duration,
     /// Principal variation in UCI notation.
     pub pv: Vec<String>,

@@ -10,6 +10,9 @@ pub const MATE_BOUND: i32 = MATE - MAX_PLY as i32;
 /// Larger than any real score: the initial window.
 pub const INFINITY: i32 = MATE + 1;
 pub const DRAW: i32 = 0;
+/// A tablebase win at the root; `TB_WIN - ply` at a ply, so nearer wins score higher.
+/// Above any evaluation, below every mate, and in centipawns as Stockfish reports them.
+pub const TB_WIN: i32 = 20_000;
 
 pub fn mated_in(ply: usize) -> i32 {
     -MATE + ply as i32

@@ -13,6 +13,7 @@ fn shared_with(eval: Arc<dyn Evaluator>) -> SearchShared {
         tt: Arc::new(TranspositionTable::new(8)),
         eval: Arc::new(CachedEvaluator::new(eval, 1 << 16)),
         policy: None,
+        syzygy: None,
     }
 }
 

@@ -83,6 +83,7 @@ impl Player {
                 tt: Arc::new(TranspositionTable::new(hash_mib)),
                 eval: Arc::new(CachedEvaluator::new(eval, 1 << 16)),
                 policy: None,
+                syzygy: None,
             },
         }
     }

@@ -4,7 +4,7 @@ use crate::search::{Bound, Info, SearchEvent};
 use std::fmt::Write;
 
 /// `info depth D seldepth S [multipv K] score cp X [lowerbound|upperbound] [wdl W D L] nodes N nps N
-/// hashfull H time T pv ...` (`pv` is left out when empty, since a bare `pv` confuses some
+/// hashfull H [tbhits N] time T pv ...` (`pv` is left out when empty, since a bare `pv` confuses some
 /// GUIs).
 pub fn info_line(info: &Info) -> String {
     let mut line = format!("info depth {} seldepth {}", info.depth, info.seldepth);
@@ -22,12 +22,13 @@ pub fn info_line(info: &Info) -> String {
     }
     let _ = write!(
         line,
-        " nodes {} nps {} hashfull {} time {}",
-        info.nodes,
-        info.nps,
-        info.hashfull,
-        info.time.as_millis()
+        " nodes {} nps {} hashfull {}",
+        info.nodes, info.nps, info.hashfull
     );
+    if let Some(hits) = info.tbhits {
+        let _ = write!(line, " tbhits {hits}");
+    }
+    let _ = write!(line, " time {}", info.time.as_millis());
     if !info.pv.is_empty() {
         line.push_str(" pv ");
         line.push_str(&info.pv.join(" "));
@@ -81,6 +82,7 @@ mod tests {
             nodes: 12345,
             nps: 67890,
             hashfull: 12,
+            tbhits: None,
             time: Duration::from_millis(182),
             pv: pv.iter().map(|s| s.to_string()).collect(),
         }
