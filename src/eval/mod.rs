@@ -31,6 +31,9 @@ pub mod throughput;
 pub mod torch;
 pub mod wdl;
 
+#[cfg(test)]
+mod corrupt_tests;
+
 pub use backend::Backend;
 pub use cache::{CacheScratch, CachedEvaluator, EvalCache};
 pub use fake::FakeEvaluator;

@@ -9,5 +9,8 @@ pub mod io;
 pub mod options;
 pub mod run;
 
+#[cfg(test)]
+mod fuzz;
+
 pub use command::{parse_line, Command, ParseError};
 pub use run::{run_stdio, run_uci, UciLoop};

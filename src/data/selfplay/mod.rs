@@ -10,6 +10,9 @@ pub mod merge;
 pub mod record;
 pub mod triplets;
 
+#[cfg(test)]
+mod corrupt_tests;
+
 pub use header::SelfPlayHeader;
 pub use record::{Outcome, SelfPlayRecord, StoredMove, RECORD_BYTES};
 
