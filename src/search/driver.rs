@@ -7,10 +7,11 @@ use super::multipv::{sort_lines, Line};
 use super::params::{HELPER_DEPTH_SPREAD, MAX_DEPTH};
 use super::report::{Info, Score, SearchEvent, SearchResult};
 use super::root::{root_moves, unscored_root_moves, RootMove, RootResult};
-use super::score::{mate_plies, to_report};
+use super::score::{mate_plies, to_report, DRAW, TB_WIN};
 use super::thread::ThreadData;
 use super::time::{budget, Clock};
 use super::{play_first_move, Limits, RootState, SearchConfig, SearchHandle, SearchShared};
+use crate::chess::syzygy::TbOutcome;
 use crate::chess::{Move, Position};
 use crate::eval::Evaluator as _;
 use std::sync::atomic::Ordering;
@@ -132,10 +133,26 @@ pub fn run(
     let pos = root.position;
     // Every `Info` of this search is about the root, so one material count serves them all.
     let material = crate::eval::wdl::material_count(shakmaty::Position::board(pos.inner()));
+    // Before any report: a root in the tables has a known result, which the reports show
+    // in place of the net's guess (a mate the search found still shows as a mate).
+    let (searchmoves, root_outcome) =
+        tablebase_root_moves(shared, control, &pos, &limits.searchmoves);
     let annotate = |event: SearchEvent| match event {
         SearchEvent::Info(mut info) => {
+            if let (Some(outcome), Score::Cp(_)) = (root_outcome, info.score) {
+                info.score = Score::Cp(match outcome {
+                    TbOutcome::Win => TB_WIN,
+                    TbOutcome::Draw => DRAW,
+                    TbOutcome::Loss => -TB_WIN,
+                });
+            }
             if config.show_wdl {
-                info.wdl = Some(wdl_of(info.score, material));
+                info.wdl = Some(match (root_outcome, info.score) {
+                    (Some(TbOutcome::Win), Score::Cp(_)) => [1000, 0, 0],
+                    (Some(TbOutcome::Draw), Score::Cp(_)) => [0, 1000, 0],
+                    (Some(TbOutcome::Loss), Score::Cp(_)) => [0, 0, 1000],
+                    _ => wdl_of(info.score, material),
+                });
             }
             if shared.syzygy.is_some() {
                 info.tbhits = Some(control.tbhits.load(Ordering::Relaxed));
@@ -172,7 +189,6 @@ pub fn run(
     let mut main = ThreadData::new(shared, control, true, history.clone());
     // The root itself is a node; its children are counted as they are created.
     main.count_nodes(1);
-    let searchmoves = tablebase_root_moves(shared, control, &pos, &limits.searchmoves);
     let mut moves = match root_moves(&mut main, &pos, &searchmoves) {
         Some(moves) => moves,
         None => unscored_root_moves(&pos, &searchmoves),
@@ -362,22 +378,23 @@ fn main_loop(
 }
 
 /// The root moves to search: `searchmoves` narrowed, when a tablebase covers the root, to
-/// the moves that keep its result (and, winning, make the fastest progress). The user's
-/// `searchmoves` win when the two share no move.
+/// the moves that keep its result (and, winning, make the fastest progress), with that
+/// result. The user's `searchmoves` win when the two share no move.
 fn tablebase_root_moves(
     shared: &SearchShared,
     control: &Control,
     pos: &Position,
     searchmoves: &[String],
-) -> Vec<String> {
+) -> (Vec<String>, Option<TbOutcome>) {
+    let unchanged = || (searchmoves.to_vec(), None);
     let Some(tb) = &shared.syzygy else {
-        return searchmoves.to_vec();
+        return unchanged();
     };
     if !tb.tables.covers(pos, usize::MAX) {
-        return searchmoves.to_vec();
+        return unchanged();
     }
-    let Some((_, keep)) = tb.tables.root_moves(pos) else {
-        return searchmoves.to_vec();
+    let Some((outcome, keep)) = tb.tables.root_moves(pos) else {
+        return unchanged();
     };
     control.tbhits.fetch_add(
         pos.legal_moves().len() as u64,
@@ -385,7 +402,7 @@ fn tablebase_root_moves(
     );
     let keep: Vec<String> = keep.iter().map(|m| pos.move_to_uci(m)).collect();
     if searchmoves.is_empty() {
-        return keep;
+        return (keep, Some(outcome));
     }
     let both: Vec<String> = keep
         .iter()
@@ -393,9 +410,10 @@ fn tablebase_root_moves(
         .cloned()
         .collect();
     if both.is_empty() {
-        searchmoves.to_vec()
+        // The user's moves may not hold the result: say nothing about it.
+        unchanged()
     } else {
-        both
+        (both, Some(outcome))
     }
 }
 
