@@ -75,3 +75,15 @@ def test_chess960_perft_suite_matches_python_chess(cerise_bin: Path):
     assert "32 positions, 96 depths checked, 0 mismatches" in done.stdout, done.stdout
     wrong = run_cli(cerise_bin, "perft-suite", "--file", str(suite), "--depth", "3")
     assert wrong.returncode != 0, "read as standard chess the suite must not pass"
+
+
+def test_the_option_sent_after_position_still_changes_the_notation(engine):
+    # Some GUIs send UCI_Chess960 after the position: the castle must then go out as e1h1.
+    fen = "r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 0 1"
+    engine.send(f"position fen {fen} moves a2a3 a7a6")
+    engine.send("setoption name UCI_Chess960 value true")
+    out = engine.go("go depth 3 searchmoves e1g1")
+    assert out.bestmove() == "e1h1", engine.dump()
+    engine.send("setoption name UCI_Chess960 value false")
+    out = engine.go("go depth 3 searchmoves e1h1")
+    assert out.bestmove() == "e1g1", engine.dump()

@@ -89,11 +89,11 @@ def test_syzygy_path_turns_a_draw_into_the_winning_move(engine, data_dir: Path):
     assert firsts and all(outcomes[m] < 0 for m in firsts), (firsts, outcomes)
     assert any(v >= 0 for v in outcomes.values()), "the test needs a legal move that does not win"
     engine.send("setoption name MultiPV value 1")
-    # A root in the tables reports their result: K+Q v K is won (cp 20000, a sure win in
+    # A root in the tables reports their result: K+Q v K is won (cp 25000, a sure win in
     # the WDL), K+N v K drawn, whatever the net thinks.
     engine.send("setoption name UCI_ShowWDL value true")
-    for fen, score, wdl in (("8/8/8/4k3/8/8/8/KQ6 w - - 0 1", "cp 20000", "1000 0 0"),
-                            ("8/8/8/4k3/8/8/8/KQ6 b - - 0 1", "cp -20000", "0 0 1000"),
+    for fen, score, wdl in (("8/8/8/4k3/8/8/8/KQ6 w - - 0 1", "cp 25000", "1000 0 0"),
+                            ("8/8/8/4k3/8/8/8/KQ6 b - - 0 1", "cp -25000", "0 0 1000"),
                             ("8/8/8/4k3/3n4/8/8/K7 w - - 0 1", "cp 0", "0 1000 0")):
         engine.send(f"position fen {fen}")
         out = engine.go("go depth 4")

@@ -36,6 +36,8 @@ pub struct Engine {
     policy: Option<Arc<MovePolicy>>,
     /// The tablebases named by `SyzygyPath`, loaded.
     tablebases: Option<Arc<Tablebases>>,
+    /// The last `position` that was set, read again when `UCI_Chess960` changes.
+    spec: Option<PositionSpec>,
 }
 
 /// A position as a front end names it: a FEN (or the start position) and the moves played
@@ -135,6 +137,7 @@ impl Engine {
             startup_error,
             policy: None,
             tablebases: None,
+            spec: None,
         }
     }
 
@@ -242,6 +245,7 @@ impl Engine {
     pub fn set_position(&mut self, spec: &PositionSpec) -> Result<(), String> {
         self.stop_and_wait();
         self.root = root_from_spec(spec, self.castling_mode()).map_err(|e| e.to_string())?;
+        self.spec = Some(spec.clone());
         Ok(())
     }
 
@@ -251,9 +255,10 @@ impl Engine {
         self.tt.clear();
         self.eval.clear();
         self.root = RootState {
-            position: Position::startpos(),
+            position: Position::startpos_in(self.castling_mode()),
             history: KeyHistory::new(),
         };
+        self.spec = None;
     }
 
     /// Blocks to stop a running search, and while a TT is allocated or a net loads.
@@ -280,6 +285,20 @@ impl Engine {
                 self.options.apply(change);
                 Ok(None)
             }
+            OptionChange::Chess960(_) => {
+                self.options.apply(change);
+                // The position keeps its moves but is read again, so castles are written
+                // the new way (a GUI may send the option after `position`).
+                let start = PositionSpec {
+                    fen: None,
+                    moves: Vec::new(),
+                };
+                let spec = self.spec.clone().unwrap_or(start);
+                if let Ok(root) = root_from_spec(&spec, self.castling_mode()) {
+                    self.root = root;
+                }
+                Ok(None)
+            }
             OptionChange::ClearHash => {
                 self.tt.clear();
                 self.eval.clear();
@@ -288,7 +307,6 @@ impl Engine {
             OptionChange::Threads(_)
             | OptionChange::MultiPv(_)
             | OptionChange::ShowWdl(_)
-            | OptionChange::Chess960(_)
             | OptionChange::SyzygyProbeLimit(_)
             | OptionChange::MoveOverhead(_)
             | OptionChange::Ponder(_)

@@ -11,7 +11,7 @@
 
 use super::Position;
 use shakmaty::{Chess, Position as _};
-use shakmaty_syzygy::{Dtz, MaybeRounded, Tablebase, Wdl};
+use shakmaty_syzygy::{AmbiguousWdl, Dtz, MaybeRounded, Tablebase, Wdl};
 use std::path::Path;
 
 /// The tables found in one or more directories.
@@ -115,18 +115,16 @@ impl Tablebases {
                 (TbOutcome::Draw, 0)
             } else {
                 let dtz = self.tables.probe_dtz(inner).ok()?;
-                // The child's DTZ is the opponent's: negative when the opponent loses.
                 let Dtz(n) = match dtz {
                     MaybeRounded::Precise(d) | MaybeRounded::Rounded(d) => d,
                 };
                 let zeroing = child.halfmoves() == 0;
-                let outcome = match n {
-                    0 => TbOutcome::Draw,
-                    // Within the 50-move rule only when the count to the next zeroing move,
-                    // plus the plies already played towards 100, stays within it.
-                    n if n < 0 && (-n) as u32 + child.halfmoves() <= 100 => TbOutcome::Win,
-                    n if n < 0 => TbOutcome::Draw,
-                    n if n as u32 + child.halfmoves() <= 100 => TbOutcome::Loss,
+                // The child's result for the opponent, with the 50-move rule counted from
+                // the plies already played; a rounded DTZ that lands exactly on the limit is
+                // ambiguous, and counts as the draw it may be.
+                let outcome = match AmbiguousWdl::from_dtz_and_halfmoves(dtz, child.halfmoves()) {
+                    AmbiguousWdl::Loss => TbOutcome::Win,
+                    AmbiguousWdl::Win => TbOutcome::Loss,
                     _ => TbOutcome::Draw,
                 };
                 let distance = if zeroing { 0 } else { n.unsigned_abs() };
@@ -188,9 +186,11 @@ mod tests {
         assert_eq!((tb.files(), tb.max_pieces()), (70, 4));
         let e = Tablebases::open("/nonexistent/tables").err().unwrap();
         assert!(e.contains("not a directory"), "{e}");
-        let empty = std::env::temp_dir();
-        let e = Tablebases::open(empty.to_str().unwrap()).err();
-        assert!(e.is_none_or(|e| e.contains("no Syzygy table")));
+        let empty = std::env::temp_dir().join(format!("cerise-no-tables-{}", std::process::id()));
+        std::fs::create_dir_all(&empty).unwrap();
+        let e = Tablebases::open(empty.to_str().unwrap()).err().unwrap();
+        assert!(e.contains("no Syzygy table"), "{e}");
+        std::fs::remove_dir_all(&empty).unwrap();
     }
 
     #[test]

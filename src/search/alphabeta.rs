@@ -13,7 +13,7 @@ use super::params::{
 };
 use super::qsearch::qsearch;
 use super::reductions::late_move_reduction;
-use super::score::{mated_in, DRAW, INFINITY, MATE_BOUND, TB_WIN};
+use super::score::{mated_in, DRAW, INFINITY, MATE_BOUND, TB_BOUND, TB_WIN};
 use super::thread::{Child, ThreadData};
 use super::tt::{find_move, pack_move, TtBound};
 use crate::chess::syzygy::TbOutcome;
@@ -56,7 +56,13 @@ pub fn frontier_value(
 /// if the node has few enough pieces and a table covers it.
 fn probe_tablebase(td: &ThreadData, pos: &Position, ply: usize) -> Option<i32> {
     let tb = td.shared.syzygy.as_ref()?;
-    if pos.halfmoves() != 0 || !tb.tables.covers(pos, tb.probe_limit) {
+    // A null move also sets the clock to 0, but "passing wins" is no result: zugzwang is
+    // common in these endings. And a mate is the search's to score as a mate.
+    if pos.halfmoves() != 0
+        || td.null_moved[ply]
+        || !tb.tables.covers(pos, tb.probe_limit)
+        || (pos.is_check() && !pos.has_legal_move())
+    {
         return None;
     }
     let outcome = tb.tables.probe_wdl_after_zeroing(pos)?;
@@ -305,7 +311,8 @@ fn prune_early(
     td.null_moved[ply + 1] = false;
     td.history.pop();
     // A mate found after passing is not a mate the opponent can force.
-    (!td.aborted && score >= beta).then(|| score.min(MATE_BOUND - 1))
+    // Not a proven result: a mate or tablebase score after passing is capped below them.
+    (!td.aborted && score >= beta).then(|| score.min(TB_BOUND - 1).max(beta))
 }
 
 /// Late-move and futility pruning of the `n`-th quiet move (0-based, in search order) at a

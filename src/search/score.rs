@@ -11,8 +11,11 @@ pub const MATE_BOUND: i32 = MATE - MAX_PLY as i32;
 pub const INFINITY: i32 = MATE + 1;
 pub const DRAW: i32 = 0;
 /// A tablebase win at the root; `TB_WIN - ply` at a ply, so nearer wins score higher.
-/// Above any evaluation, below every mate, and in centipawns as Stockfish reports them.
-pub const TB_WIN: i32 = 20_000;
+/// Above any evaluation (clamped to `EVAL_LIMIT`) at every ply, and below every mate.
+pub const TB_WIN: i32 = 25_000;
+/// Scores beyond this magnitude are tablebase results or mates: both count plies from the
+/// root, so the TT stores them relative to the node.
+pub const TB_BOUND: i32 = TB_WIN - MAX_PLY as i32;
 
 pub fn mated_in(ply: usize) -> i32 {
     -MATE + ply as i32
@@ -36,11 +39,12 @@ pub fn to_report(score: i32) -> Score {
     }
 }
 
-/// The TT stores mate scores relative to the node, so they stay right at another ply.
+/// The TT stores mate and tablebase scores relative to the node, so they stay right at
+/// another ply.
 pub fn to_tt(score: i32, ply: usize) -> i32 {
-    if score >= MATE_BOUND {
+    if score >= TB_BOUND {
         score + ply as i32
-    } else if score <= -MATE_BOUND {
+    } else if score <= -TB_BOUND {
         score - ply as i32
     } else {
         score
@@ -48,9 +52,9 @@ pub fn to_tt(score: i32, ply: usize) -> i32 {
 }
 
 pub fn from_tt(score: i32, ply: usize) -> i32 {
-    if score >= MATE_BOUND {
+    if score >= TB_BOUND {
         score - ply as i32
-    } else if score <= -MATE_BOUND {
+    } else if score <= -TB_BOUND {
         score + ply as i32
     } else {
         score
@@ -60,6 +64,17 @@ pub fn from_tt(score: i32, ply: usize) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tablebase_scores_clear_every_eval_and_stay_below_mates() {
+        use crate::search::params::EVAL_LIMIT;
+        assert!(TB_BOUND > EVAL_LIMIT && TB_WIN < MATE_BOUND);
+        // Relative to the node in the TT, as mates are.
+        let at_root = TB_WIN - 5;
+        assert_eq!(from_tt(to_tt(at_root, 3), 7), TB_WIN - 9);
+        assert_eq!(from_tt(to_tt(-at_root, 3), 7), -(TB_WIN - 9));
+        assert_eq!(from_tt(to_tt(EVAL_LIMIT, 3), 7), EVAL_LIMIT);
+    }
 
     #[test]
     fn mate_reports_in_moves_with_sign() {

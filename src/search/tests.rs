@@ -719,3 +719,40 @@ fn show_wdl_adds_chances_to_every_info() {
         }
     }
 }
+
+/// With tables loaded, a capture that mates into a 3-piece ending is still a mate (the
+/// probe leaves mates to the search), and a won ending scores above every evaluation.
+#[test]
+fn tablebase_probes_leave_mates_as_mates() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/data/syzygy");
+    let tables = Arc::new(crate::chess::syzygy::Tablebases::open(dir).unwrap());
+    let with_tables = || SearchShared {
+        syzygy: Some(Syzygy {
+            tables: tables.clone(),
+            probe_limit: 7,
+        }),
+        ..material()
+    };
+    // Qxg7#: the queen takes the pawn next to the king, guarded by the king on f6.
+    let r = search_blocking(
+        root("7k/6p1/5K2/8/8/8/8/6Q1 w - - 0 1"),
+        depth(4),
+        config(1),
+        with_tables(),
+    );
+    assert_eq!(best(&r), "g1g7");
+    assert_eq!(r.score, Score::Mate(1));
+    // Five pieces until Qxb2+, then K+Q+R v K: the tables know the win there, beyond any
+    // evaluation and short of any mate the search could see at this depth.
+    let r = search_blocking(
+        root("7k/8/8/8/8/8/1p6/RQ5K w - - 0 1"),
+        depth(3),
+        config(1),
+        with_tables(),
+    );
+    assert_eq!(best(&r), "b1b2");
+    match r.score {
+        Score::Cp(cp) => assert!(cp > crate::search::params::EVAL_LIMIT, "{cp}"),
+        Score::Mate(m) => assert!(m > 0, "{m}"),
+    }
+}

@@ -9,7 +9,7 @@
 //! calibration table compares the model's chances with their results.
 
 use crate::data::records::progress::{Progress, Unit};
-use crate::data::selfplay::record::{Outcome, MATE_BOUND};
+use crate::data::selfplay::record::Outcome;
 use crate::data::selfplay::SelfPlayReader;
 use crate::eval::wdl::{material_count, material_share, WdlModel, MATERIAL_MAX, MODEL};
 use anyhow::{bail, Result};
@@ -36,7 +36,8 @@ pub struct SelfPlayWdlArgs {
     pub no_progress: bool,
 }
 
-/// Scores are gathered in cells this wide (centipawns), from −`SCORE_LIMIT` to `SCORE_LIMIT`.
+/// Scores are gathered in cells this wide (centipawns), from −`SCORE_LIMIT` to `SCORE_LIMIT`
+/// (mates and larger scores are left out).
 const CELL_CP: i32 = 10;
 /// Beyond this the result is all but certain and the cell says nothing about the curve.
 const SCORE_LIMIT: i32 = 2000;
@@ -239,7 +240,9 @@ pub fn run_selfplay_wdl(args: &SelfPlayWdlArgs) -> Result<WdlFit> {
         while reader.read_batch(1 << 16, &mut batch)? > 0 {
             for r in &batch {
                 let score = i32::from(r.score);
-                if r.ply < args.skip_plies || score.abs() >= MATE_BOUND {
+                // Beyond SCORE_LIMIT the result is all but certain: such positions would pile
+                // into the edge cells at the wrong score and pull the curve.
+                if r.ply < args.skip_plies || score.abs() > SCORE_LIMIT {
                     continue;
                 }
                 let result = match (r.result, r.turn) {
@@ -271,8 +274,8 @@ pub fn run_selfplay_wdl(args: &SelfPlayWdlArgs) -> Result<WdlFit> {
     let model = fit_table.fit(args.steps);
     let edges: Vec<i32> = (-8..=8).map(|k| k * 100).collect();
     let mut edges = edges;
-    edges.insert(0, -SCORE_LIMIT - CELL_CP);
-    edges.push(SCORE_LIMIT + CELL_CP);
+    edges.insert(0, -SCORE_LIMIT);
+    edges.push(SCORE_LIMIT + 1);
     Ok(WdlFit {
         fit_positions: fit_table.total(),
         held_out_positions: held_out.total(),
