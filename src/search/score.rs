@@ -68,7 +68,7 @@ mod tests {
     #[test]
     fn tablebase_scores_clear_every_eval_and_stay_below_mates() {
         use crate::search::params::EVAL_LIMIT;
-        assert!(TB_BOUND > EVAL_LIMIT && TB_WIN < MATE_BOUND);
+        const { assert!(TB_BOUND > EVAL_LIMIT && TB_WIN < MATE_BOUND) };
         // Relative to the node in the TT, as mates are.
         let at_root = TB_WIN - 5;
         assert_eq!(from_tt(to_tt(at_root, 3), 7), TB_WIN - 9);
