@@ -1,8 +1,7 @@
 //! The default net, compiled into the binary: the engine needs no file beside it, so it
 //! works from any directory a GUI starts it in. `EvalFile` = `<embedded>` selects it.
 
-use super::{NetEvaluator, NetEvaluatorConfig};
-use crate::net::{load_bytes, DeviceChoice, NetError, NetFile};
+use crate::net::{load_bytes, NetError, NetFile};
 
 /// The file stem of the embedded net in nets/ (its card is `nets/<NAME>.md`); the suffix is
 /// the content id of its bytes, which a test checks.
@@ -16,16 +15,21 @@ pub fn net() -> Result<(NetFile, String), NetError> {
     Ok((load_bytes(BYTES, &origin)?, origin))
 }
 
-/// Starts a [`NetEvaluator`] on the embedded net.
-pub fn load(device: DeviceChoice, config: NetEvaluatorConfig) -> Result<NetEvaluator, NetError> {
-    NetEvaluator::from_bytes(BYTES, &format!("{NAME}.safetensors"), device, config)
+/// Starts a libtorch [`super::NetEvaluator`] on the embedded net.
+#[cfg(feature = "torch")]
+pub fn load(
+    device: crate::net::DeviceChoice,
+    config: super::NetEvaluatorConfig,
+) -> Result<super::NetEvaluator, NetError> {
+    super::NetEvaluator::from_bytes(BYTES, &format!("{NAME}.safetensors"), device, config)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::chess::Position;
-    use crate::eval::Evaluator;
+    use crate::eval::{EvalSpec, NetEvaluatorConfig};
+    use crate::net::DeviceChoice;
 
     #[test]
     fn the_name_is_the_content_id_of_the_bytes_and_the_file_in_nets() {
@@ -43,7 +47,9 @@ mod tests {
 
     #[test]
     fn loads_names_itself_and_values_a_queen() {
-        let eval = load(DeviceChoice::Cpu, NetEvaluatorConfig::default()).expect("loads");
+        let config = NetEvaluatorConfig::default();
+        let eval =
+            crate::eval::open(&EvalSpec::Embedded, DeviceChoice::Cpu, config).expect("loads");
         assert!(eval.info().name.contains(NAME), "{}", eval.info().name);
         let boards = [
             Position::startpos().compact(),
