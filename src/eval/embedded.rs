@@ -1,13 +1,20 @@
 //! The default net, compiled into the binary: the engine needs no file beside it, so it
 //! works from any directory a GUI starts it in. `EvalFile` = `<embedded>` selects it.
+//!
+//! The file is nets/[`DEFAULT_NAME`].safetensors unless the build names another with the
+//! environment variable `CERISE_EVALFILE` (what `make EVALFILE=…` sets): build.rs passes
+//! the path and the stem on as `CERISE_EMBEDDED_PATH` and `CERISE_EMBEDDED_NAME`.
 
 use crate::net::{load_bytes, NetError, NetFile};
 
-/// The file stem of the embedded net in nets/ (its card is `nets/<NAME>.md`); the suffix is
-/// the content id of its bytes, which a test checks.
-pub const NAME: &str = "cerise-narrow-as-4d5eebc5ebf8";
+/// The file stem of the shipped default net in nets/ (its card is `nets/<NAME>.md`); the
+/// suffix is the content id of its bytes, which a test checks.
+pub const DEFAULT_NAME: &str = "cerise-narrow-as-4d5eebc5ebf8";
 
-pub static BYTES: &[u8] = include_bytes!("../../nets/cerise-narrow-as-4d5eebc5ebf8.safetensors");
+/// The file stem of the embedded net: [`DEFAULT_NAME`] unless the build chose another.
+pub const NAME: &str = env!("CERISE_EMBEDDED_NAME");
+
+pub static BYTES: &[u8] = include_bytes!(env!("CERISE_EMBEDDED_PATH"));
 
 /// The embedded net, validated, and the origin to name it by.
 pub fn net() -> Result<(NetFile, String), NetError> {
@@ -33,6 +40,11 @@ mod tests {
 
     #[test]
     fn the_name_is_the_content_id_of_the_bytes_and_the_file_in_nets() {
+        // A build with another net (`make EVALFILE=…`) is not the shipped engine.
+        if NAME != DEFAULT_NAME {
+            eprintln!("skipped: the embedded net is {NAME}, not the shipped {DEFAULT_NAME}");
+            return;
+        }
         let id = crate::net::content_id(BYTES);
         assert!(NAME.ends_with(&format!("-{id}")), "{NAME} holds {id}");
         let path = format!("{}/nets/{NAME}.safetensors", env!("CARGO_MANIFEST_DIR"));
