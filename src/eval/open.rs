@@ -139,7 +139,9 @@ fn start_net(
     let fail = |e: NetError| format!("cannot load EvalFile '{origin}': {e}");
     let mut backend = config.backend.resolve(device)?;
     // Auto means "the fastest that runs this net": the native code runs only the MLPs.
-    if config.backend == Backend::Auto && net.meta.arch.mlp().is_none() {
+    // Without libtorch that is the only choice, and the refusal should say so.
+    let only_native = cfg!(not(feature = "torch"));
+    if (config.backend == Backend::Auto || only_native) && net.meta.arch.mlp().is_none() {
         backend = Backend::Torch;
     }
     match backend {
@@ -350,13 +352,19 @@ mod tests {
             "{}/nets/cerise-mocha-1ae52c8f0047.safetensors",
             env!("CARGO_MANIFEST_DIR")
         );
-        let e = open_text(&mocha, DeviceChoice::Auto, NetEvaluatorConfig::default())
-            .err()
-            .expect("a cnn needs libtorch");
-        assert!(
-            e.contains("no libtorch") && e.contains("a cnn net") && e.contains(&mocha),
-            "{e}"
-        );
+        let native = NetEvaluatorConfig {
+            backend: Backend::Native,
+            ..NetEvaluatorConfig::default()
+        };
+        for config in [NetEvaluatorConfig::default(), native] {
+            let e = open_text(&mocha, DeviceChoice::Auto, config)
+                .err()
+                .expect("a cnn needs libtorch");
+            assert!(
+                e.contains("no libtorch") && e.contains("a cnn net") && e.contains(&mocha),
+                "{e}"
+            );
+        }
         let torch = NetEvaluatorConfig {
             backend: Backend::Torch,
             ..NetEvaluatorConfig::default()
