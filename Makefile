@@ -16,6 +16,12 @@ EVALFILE ?=
 CARGO ?= cargo
 LITE_TARGET := $(CURDIR)/target/lite
 
+# Some OpenBench clients pass their compiler as CC (here cargo); a dependency's C code
+# (bzip2) needs a real C compiler, so such a CC is not handed on.
+ifneq ($(filter cargo% rustc%,$(notdir $(CC))),)
+unexport CC
+endif
+
 .PHONY: all clean
 all:
 	CERISE_EVALFILE='$(if $(EVALFILE),$(abspath $(EVALFILE)))' CARGO_PROFILE_RELEASE_DEBUG=0 \
