@@ -15,6 +15,12 @@
 
 use super::{NetError, Planes};
 
+// The libtorch module built from a [`CnnArch`]; the shape itself needs no libtorch.
+#[cfg(feature = "torch")]
+mod torch;
+#[cfg(feature = "torch")]
+pub use torch::Cnn;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FcAct {
     Sigmoid,
@@ -226,11 +232,6 @@ impl CnnArch {
             + self.hidden
     }
 }
-
-#[cfg(feature = "torch")]
-mod torch;
-#[cfg(feature = "torch")]
-pub use torch::Cnn;
 
 #[cfg(test)]
 mod tests {

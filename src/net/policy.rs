@@ -14,6 +14,12 @@
 
 use super::{NetError, Planes};
 
+// The libtorch module built from a [`PolicyArch`]; the shape itself needs no libtorch.
+#[cfg(feature = "torch")]
+mod torch;
+#[cfg(feature = "torch")]
+pub use torch::Policy;
+
 /// The seven nets, in order: the piece selector, then the move selectors by role.
 pub const HEADS: [&str; 7] = ["piece", "pawn", "knight", "bishop", "rook", "queen", "king"];
 
@@ -113,11 +119,6 @@ impl PolicyArch {
         out
     }
 }
-
-#[cfg(feature = "torch")]
-mod torch;
-#[cfg(feature = "torch")]
-pub use torch::Policy;
 
 #[cfg(test)]
 mod tests {
