@@ -16,8 +16,8 @@ EVALFILE ?=
 CARGO ?= cargo
 LITE_TARGET := $(CURDIR)/target/lite
 
-# Some OpenBench clients pass their compiler as CC (here cargo); a dependency's C code
-# (bzip2) needs a real C compiler, so such a CC is not handed on.
+# Some OpenBench clients pass their compiler as CC (here cargo); a dependency's assembly
+# (psm, under vampirc-uci's parser) needs a real C compiler, so such a CC is not handed on.
 ifneq ($(filter cargo% rustc%,$(notdir $(CC))),)
 unexport CC
 endif

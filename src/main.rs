@@ -141,6 +141,7 @@ enum DatagenCmd {
     Info(cerise::data::selfplay::info::SelfPlayInfoArgs),
     /// Join self-play files made alike from different seeds into one, renumbering the games.
     Merge(cerise::data::selfplay::merge::SelfPlayMergeArgs),
+    #[cfg(feature = "pgn")]
     /// Self-play positions to Deep Pink triplets (q after the best move, r after a random
     /// other move), split by game.
     Triplets(cerise::data::selfplay::triplets::SelfPlayTripletArgs),
@@ -152,13 +153,16 @@ enum DatagenCmd {
 
 #[derive(Subcommand)]
 enum DataCmd {
+    #[cfg(feature = "pgn")]
     /// Turn PGN games into Deep Pink (p, q, r) triplets, split train/valid/test by game.
     Triplets(cerise::data::TripletArgs),
+    #[cfg(feature = "pgn")]
     /// Turn PGN games into positions labelled with the result and the move played, split
     /// train/valid/test by game (for win/loss classifiers and move-selection nets).
     Positions(cerise::data::PositionArgs),
     /// Print a positions file's header and counts; validates every record.
     PositionsInfo(cerise::data::PositionsInfoArgs),
+    #[cfg(feature = "pgn")]
     /// Label middlegame positions of PGN games with a UCI engine's evaluation (Stockfish);
     /// resumes an interrupted run.
     Label(cerise::data::LabelArgs),
@@ -318,6 +322,7 @@ fn run(command: Cmd) -> Result<(), String> {
             Ok(())
         }
         Cmd::PerftSuite { file, depth } => perft_suite(&file, depth),
+        #[cfg(feature = "pgn")]
         Cmd::Data {
             command: DataCmd::Triplets(args),
         } => {
@@ -325,6 +330,7 @@ fn run(command: Cmd) -> Result<(), String> {
             out!("{summary}");
             Ok(())
         }
+        #[cfg(feature = "pgn")]
         Cmd::Data {
             command: DataCmd::Positions(args),
         } => {
@@ -339,6 +345,7 @@ fn run(command: Cmd) -> Result<(), String> {
             out!("{info}");
             Ok(())
         }
+        #[cfg(feature = "pgn")]
         Cmd::Data {
             command: DataCmd::Label(args),
         } => {
@@ -381,6 +388,7 @@ fn run(command: Cmd) -> Result<(), String> {
             out!("{info}");
             Ok(())
         }
+        #[cfg(feature = "pgn")]
         Cmd::Datagen(DatagenCli {
             command: Some(DatagenCmd::Triplets(args)),
             ..
