@@ -9,7 +9,7 @@
 # (libtorch: the torch backend, CUDA, training) is scripts/setup.sh.
 #
 # Its own target directory, so that this build and the full one in target/release do not
-# replace each other's binary; no debug info, so the binary is about 4 MB.
+# replace each other's binary; no debug info, so the binary is about 4.5 MB.
 
 EXE ?= cerise
 EVALFILE ?=

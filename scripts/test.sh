@@ -16,7 +16,7 @@
 #
 # From a fresh clone (libtorch already downloaded) the whole run takes about 12 minutes:
 # 4.5 for the release build, then clippy 1, Rust tests 0.5, the build without libtorch
-# (make, its clippy and tests; measured 1:44 for make alone on a busy machine) 3, engine
+# (make, its clippy and tests; make alone from clean took 1:23 on a busy machine) 3, engine
 # tests 2.
 set -uo pipefail
 
