@@ -424,9 +424,7 @@ fn run(command: Cmd) -> Result<(), String> {
             command: None,
             run: None,
         }) => Err(
-            "datagen needs --out FILE (or a subcommand: info, merge, triplets, wdl); see \
-                   `cerise datagen --help`"
-                .to_string(),
+            "datagen needs --out FILE (or a subcommand); see `cerise datagen --help`".to_string(),
         ),
         #[cfg(feature = "torch")]
         Cmd::Evalpolicy(args) => {
