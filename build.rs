@@ -1,6 +1,8 @@
 // tch gives downstream binaries no rpath, so without this the engine needs LD_LIBRARY_PATH.
+// It also chooses the net compiled into the binary (see src/eval/embedded.rs).
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
+    embedded_net();
     let Ok(lib) = std::env::var("DEP_TCH_LIBTORCH_LIB") else {
         return;
     };
@@ -12,4 +14,24 @@ fn main() {
         println!("cargo:rustc-link-arg=-ltorch_cuda");
         println!("cargo:rustc-link-arg=-Wl,--as-needed");
     }
+}
+
+/// `CERISE_EVALFILE` (set by `make EVALFILE=…`, for OpenBench) names a .safetensors net to
+/// embed instead of the shipped default; a relative path is taken from the crate root.
+fn embedded_net() {
+    const DEFAULT: &str = "cerise-narrow-as-4d5eebc5ebf8";
+    println!("cargo:rerun-if-env-changed=CERISE_EVALFILE");
+    let root = std::path::PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap_or_default());
+    let path = match std::env::var("CERISE_EVALFILE") {
+        Ok(file) if !file.trim().is_empty() => root.join(file.trim()),
+        _ => root.join("nets").join(format!("{DEFAULT}.safetensors")),
+    };
+    if !path.is_file() {
+        // include_bytes! would fail with a less helpful message.
+        panic!("CERISE_EVALFILE: no net file at {}", path.display());
+    }
+    let stem = path.file_stem().unwrap_or_default().to_string_lossy();
+    println!("cargo:rerun-if-changed={}", path.display());
+    println!("cargo:rustc-env=CERISE_EMBEDDED_PATH={}", path.display());
+    println!("cargo:rustc-env=CERISE_EMBEDDED_NAME={stem}");
 }

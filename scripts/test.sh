@@ -14,8 +14,10 @@
 # 2-core machine after a release build: `cargo test --release` 26 s, plain `cargo test`
 # 8 min (it compiles every dependency again at the dev profile).
 #
-# From a fresh clone (libtorch already downloaded) the whole run takes about 9 minutes:
-# 4.5 for the release build, then clippy 1, Rust tests 0.5, engine tests 2.
+# From a fresh clone (libtorch already downloaded) the whole run takes about 12 minutes:
+# 4.5 for the release build, then clippy 1, Rust tests 0.5, the build without libtorch
+# (make, its clippy and tests; make alone from clean took 1:23 on a busy machine) 3, engine
+# tests 2.
 set -uo pipefail
 
 repo="$(cd "$(dirname "$0")/.." && pwd)"
@@ -89,6 +91,24 @@ run_stage venv make_venv
 run_stage fmt cargo fmt --all --check
 run_stage clippy cargo clippy "${cargo_flags[@]}" --all-targets -- -D warnings
 run_stage cargo-test cargo test "${cargo_flags[@]}"
+
+# The engine without libtorch, as `make` (OpenBench) builds it: clippy, its unit tests and
+# its bench signature. Everything in target/lite with make's settings, so the three share
+# one build of the dependencies (about 3 minutes from clean on two cores, seconds after).
+# A subshell, so that make's profile setting does not reach the full build's stages.
+lite() (
+  local target="$repo/target/lite" sig last
+  export CARGO_PROFILE_RELEASE_DEBUG=0
+  local flags=(--release --no-default-features --target-dir "$target")
+  sig="$(sed -n 's/.*SIGNATURE_NODES: u64 = \([0-9_]*\);.*/\1/p' src/bench.rs | tr -d _)"
+  make EXE="$target/cerise-lite" &&
+    cargo clippy "${flags[@]}" --all-targets -- -D warnings &&
+    cargo test "${flags[@]}" --lib &&
+    last="$("$target/cerise-lite" bench 2>/dev/null | tail -n 1)" || return 1
+  echo "lite bench: $last"
+  [[ -n "$sig" && "$last" == "$sig nodes "* ]] || { echo "want '$sig nodes ...' (src/bench.rs)"; return 1; }
+)
+run_stage lite lite
 
 if venv_ready; then
   # Make the test binary the one just built, and fail (not skip) if it is missing.

@@ -381,6 +381,7 @@ mod tests {
 
     /// Batching must not change what a single searcher does: same nodes whatever the
     /// batch limit (including one that splits sibling batches) and the encoder.
+    #[cfg(feature = "torch")]
     #[test]
     fn node_count_with_one_thread_ignores_batching_settings() {
         use crate::eval::{Encoder, NetEvaluator, NetEvaluatorConfig};

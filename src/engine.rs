@@ -342,7 +342,7 @@ impl Engine {
                 Ok(news)
             }
             OptionChange::Precision(precision) => {
-                let on_cuda = self.options.device.resolve().is_ok_and(|d| d.is_cuda());
+                let on_cuda = self.options.device.on_cuda();
                 if precision != Precision::Fp32 && !on_cuda {
                     return Err(format!(
                         "Precision {precision} needs a CUDA device and the net runs on the \
@@ -603,6 +603,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "torch")]
     fn net_options_reload_a_net_and_half_precision_needs_cuda() {
         let (mut engine, _rx) = engine();
         engine.set_option("MaxBatch", "128").unwrap();
@@ -641,6 +642,37 @@ mod tests {
         );
         assert_eq!(engine.options().precision, Precision::Fp32);
         assert!(engine.evaluator().info().name.contains("fp32"));
+    }
+
+    #[test]
+    #[cfg(not(feature = "torch"))]
+    fn without_libtorch_what_needs_it_is_refused_and_the_native_net_kept() {
+        let (mut engine, _rx) = engine();
+        assert_eq!(engine.evaluator().info().backend, Some(Backend::Native));
+        let mocha = format!(
+            "{}/nets/cerise-mocha-1ae52c8f0047.safetensors",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let policy = format!(
+            "{}/nets/cerise-convchess-d5616dd926ad.safetensors",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        for (name, value) in [
+            ("Backend", "torch"),
+            ("Device", "cuda"),
+            ("EvalFile", mocha.as_str()),
+            ("Policy", policy.as_str()),
+        ] {
+            let e = engine.set_option(name, value).unwrap_err();
+            assert!(e.contains("this build has no libtorch"), "{name}: {e}");
+        }
+        assert_eq!(engine.options().backend, Backend::Auto);
+        assert_eq!(engine.options().eval_file, EvalSpec::Embedded);
+        assert_eq!(engine.evaluator().info().backend, Some(Backend::Native));
+        // The libtorch-only settings are kept as values (a GUI's saved settings load).
+        engine.set_option("Encoder", "sparse").unwrap();
+        engine.set_option("MaxBatch", "64").unwrap();
+        assert_eq!(engine.evaluator().info().backend, Some(Backend::Native));
     }
 
     #[test]

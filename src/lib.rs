@@ -29,20 +29,26 @@
 //! (`cerise datagen`) plays games with the search and writes them with `data`'s self-play
 //! file: it sits above `engine` and `bench` (whose search signature its files record), while
 //! the file format and the trainer that reads it stay below the search.
+//!
+//! The `torch` feature (on by default) brings libtorch: the torch backend, the CNN and policy
+//! modules, `train` and `harden`. Without it the crate is the engine on the native backend;
+//! each model's layout (`net`'s architectures and file format) is the same in both builds.
 
 pub mod bench;
 pub mod chess;
 pub mod data;
-#[cfg(test)]
+#[cfg(all(test, feature = "torch"))]
 mod end_to_end;
 pub mod engine;
 pub mod eval;
 pub mod features;
+#[cfg(feature = "torch")]
 pub mod harden;
 #[cfg(test)]
 mod layers;
 pub mod net;
 pub mod search;
 pub mod selfplay;
+#[cfg(feature = "torch")]
 pub mod train;
 pub mod uci;

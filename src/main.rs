@@ -1,9 +1,11 @@
-//! The `cerise` binary: the UCI loop by default, plus bench, perft and net tools.
+//! The `cerise` binary: the UCI loop by default, plus bench, perft and net tools. The tools
+//! that need libtorch (training, net evaluation, `net`) exist only with the `torch` feature.
 
 use cerise::bench::{self, BenchConfig};
 use cerise::chess::perft;
 use cerise::chess::Position;
 use cerise::engine::perft_lines;
+#[cfg(feature = "torch")]
 use cerise::eval::throughput::{self, ThroughputConfig};
 use cerise::eval::{Backend, Encoder, NetEvaluatorConfig, Precision};
 use cerise::net::device::DeviceChoice;
@@ -108,22 +110,29 @@ enum Cmd {
         #[command(subcommand)]
         command: DataCmd,
     },
+    #[cfg(feature = "torch")]
     /// Train a net: Deep Pink triplets (MLPs) or game results (CNNs); `--config F.toml`,
     /// flags override.
     Train(cerise::train::TrainArgs),
+    #[cfg(feature = "torch")]
     /// Fit the RBF evaluator (fuzzy-means centres, least-squares weights) on positions
     /// labelled by `cerise data label`; reports MAE and R² per split.
     TrainRbf(cerise::train::rbf::RbfArgs),
+    #[cfg(feature = "torch")]
     /// Train one of the RBF study's comparison models (an MLP on the features, the bitmap
     /// MLP, or a triplet net regressed linearly) on a labels file and report MAE and R².
     TrainRegress(cerise::train::regress::RegressArgs),
+    #[cfg(feature = "torch")]
     /// Net quality report on held-out test games.
     Evalnet(cerise::train::evalnet::EvalnetArgs),
+    #[cfg(feature = "torch")]
     /// ConvChess's Tables 1 and 2 (top-1, clipped and unclipped) for a policy file on
     /// labelled positions, and the composed move's accuracy.
     Evalpolicy(cerise::train::evalpolicy::EvalpolicyArgs),
+    #[cfg(feature = "torch")]
     /// Win/loss accuracy of a net of any family on labelled positions.
     Evalpos(cerise::train::evalpos::EvalposArgs),
+    #[cfg(feature = "torch")]
     /// Network files.
     Net {
         #[command(subcommand)]
@@ -149,9 +158,11 @@ enum DatagenCmd {
     Info(cerise::data::selfplay::info::SelfPlayInfoArgs),
     /// Join self-play files made alike from different seeds into one, renumbering the games.
     Merge(cerise::data::selfplay::merge::SelfPlayMergeArgs),
+    #[cfg(feature = "pgn")]
     /// Self-play positions to Deep Pink triplets (q after the best move, r after a random
     /// other move), split by game.
     Triplets(cerise::data::selfplay::triplets::SelfPlayTripletArgs),
+    #[cfg(feature = "torch")]
     /// Fit the UCI_ShowWDL model (win/draw/loss from score and material) to self-play games,
     /// with a calibration table on held-out games.
     Wdl(cerise::train::wdl::SelfPlayWdlArgs),
@@ -159,16 +170,20 @@ enum DatagenCmd {
 
 #[derive(Subcommand)]
 enum DataCmd {
+    #[cfg(feature = "pgn")]
     /// Turn PGN games into Deep Pink (p, q, r) triplets, split train/valid/test by game.
     Triplets(cerise::data::TripletArgs),
+    #[cfg(feature = "pgn")]
     /// Turn PGN games into positions labelled with the result and the move played, split
     /// train/valid/test by game (for win/loss classifiers and move-selection nets).
     Positions(cerise::data::PositionArgs),
     /// Print a positions file's header and counts; validates every record.
     PositionsInfo(cerise::data::PositionsInfoArgs),
+    #[cfg(feature = "pgn")]
     /// Label middlegame positions of PGN games with a UCI engine's evaluation (Stockfish);
     /// resumes an interrupted run.
     Label(cerise::data::LabelArgs),
+    #[cfg(feature = "torch")]
     /// Rewrite a triplet file with hard negatives: where a net prefers another move to the
     /// one played, `r` becomes that move's child (issue #6, Deep Pink's proposal).
     Harden(cerise::harden::HardenArgs),
@@ -177,6 +192,7 @@ enum DataCmd {
     Merge(cerise::data::MergeArgs),
 }
 
+#[cfg(feature = "torch")]
 #[derive(Subcommand)]
 enum NetCmd {
     /// Write a randomly initialised net.
@@ -350,6 +366,7 @@ fn run(command: Cmd) -> Result<(), String> {
             depth,
             chess960,
         } => perft_suite(&file, depth, castling_mode(chess960)),
+        #[cfg(feature = "pgn")]
         Cmd::Data {
             command: DataCmd::Triplets(args),
         } => {
@@ -357,6 +374,7 @@ fn run(command: Cmd) -> Result<(), String> {
             out!("{summary}");
             Ok(())
         }
+        #[cfg(feature = "pgn")]
         Cmd::Data {
             command: DataCmd::Positions(args),
         } => {
@@ -371,6 +389,7 @@ fn run(command: Cmd) -> Result<(), String> {
             out!("{info}");
             Ok(())
         }
+        #[cfg(feature = "pgn")]
         Cmd::Data {
             command: DataCmd::Label(args),
         } => {
@@ -385,6 +404,7 @@ fn run(command: Cmd) -> Result<(), String> {
             out!("{summary}");
             Ok(())
         }
+        #[cfg(feature = "torch")]
         Cmd::Data {
             command: DataCmd::Harden(args),
         } => {
@@ -412,6 +432,7 @@ fn run(command: Cmd) -> Result<(), String> {
             out!("{info}");
             Ok(())
         }
+        #[cfg(feature = "pgn")]
         Cmd::Datagen(DatagenCli {
             command: Some(DatagenCmd::Triplets(args)),
             ..
@@ -421,6 +442,7 @@ fn run(command: Cmd) -> Result<(), String> {
             out!("{summary}");
             Ok(())
         }
+        #[cfg(feature = "torch")]
         Cmd::Datagen(DatagenCli {
             command: Some(DatagenCmd::Wdl(args)),
             ..
@@ -446,44 +468,49 @@ fn run(command: Cmd) -> Result<(), String> {
             command: None,
             run: None,
         }) => Err(
-            "datagen needs --out FILE (or a subcommand: info, merge, triplets, wdl); see \
-                   `cerise datagen --help`"
-                .to_string(),
+            "datagen needs --out FILE (or a subcommand); see `cerise datagen --help`".to_string(),
         ),
+        #[cfg(feature = "torch")]
         Cmd::Evalpolicy(args) => {
             let report = cerise::train::evalpolicy::run_evalpolicy_cli(&args)
                 .map_err(|e| format!("{e:#}"))?;
             out!("{report}");
             Ok(())
         }
+        #[cfg(feature = "torch")]
         Cmd::TrainRbf(args) => {
             let report = cerise::train::rbf::run_rbf_cli(&args).map_err(|e| format!("{e:#}"))?;
             out!("{report}");
             Ok(())
         }
+        #[cfg(feature = "torch")]
         Cmd::TrainRegress(args) => {
             let report =
                 cerise::train::regress::run_regress_cli(&args).map_err(|e| format!("{e:#}"))?;
             out!("{report}");
             Ok(())
         }
+        #[cfg(feature = "torch")]
         Cmd::Train(args) => {
             let outcome = cerise::train::run_train_cli(&args).map_err(|e| format!("{e:#}"))?;
             out!("{outcome}");
             Ok(())
         }
+        #[cfg(feature = "torch")]
         Cmd::Evalnet(args) => {
             let report =
                 cerise::train::evalnet::run_evalnet_cli(&args).map_err(|e| format!("{e:#}"))?;
             out!("{report}");
             Ok(())
         }
+        #[cfg(feature = "torch")]
         Cmd::Evalpos(args) => {
             let report =
                 cerise::train::evalpos::run_evalpos_cli(&args).map_err(|e| format!("{e:#}"))?;
             out!("{report}");
             Ok(())
         }
+        #[cfg(feature = "torch")]
         Cmd::Net {
             command: NetCmd::Init { preset, out, seed },
         } => {
@@ -491,6 +518,7 @@ fn run(command: Cmd) -> Result<(), String> {
             out!("wrote {} ({id})", out.display());
             Ok(())
         }
+        #[cfg(feature = "torch")]
         Cmd::Net {
             command:
                 NetCmd::Compare {
@@ -500,6 +528,7 @@ fn run(command: Cmd) -> Result<(), String> {
                     tolerance,
                 },
         } => compare_backends(net, &games, positions, tolerance),
+        #[cfg(feature = "torch")]
         Cmd::Net {
             command:
                 NetCmd::Throughput {
@@ -539,6 +568,7 @@ fn run(command: Cmd) -> Result<(), String> {
 }
 
 /// `cerise net compare`: game positions, in order, into `eval::agreement`.
+#[cfg(feature = "torch")]
 fn compare_backends(
     net: Option<PathBuf>,
     games: &std::path::Path,
@@ -598,6 +628,7 @@ fn compare_backends(
 }
 
 /// A seeded random net of `preset`, held in memory.
+#[cfg(feature = "torch")]
 fn fresh_net(preset: &str) -> Result<cerise::net::NetFile, String> {
     let meta = cerise::net::NetMeta::for_preset(preset).map_err(|e| e.to_string())?;
     let vs = tch::nn::VarStore::new(tch::Device::Cpu);

@@ -27,33 +27,46 @@
 //! games → 16.6 M positions, 1.2 GB, in 13 s; `--ending mate` keeps the 3 803 games that end
 //! in checkmate → 321 k positions (285 k / 18 k / 18 k train/valid/test) in 10 s. Eight
 //! decisive games end in a mate by the side the result calls the loser; they are skipped.
+//!
+//! What reads games (PGN, `label`) comes with the `pgn` feature; the file formats, which
+//! self-play writes and the trainer reads, are in every build.
 
+#[cfg(feature = "pgn")]
 pub mod cli;
 pub mod date;
 pub mod filter;
 pub mod format;
+#[cfg(feature = "pgn")]
 pub mod games;
+#[cfg(feature = "pgn")]
 pub mod label;
 pub mod merge;
+#[cfg(feature = "pgn")]
 pub mod pgn;
+#[cfg(feature = "pgn")]
 pub mod pipeline;
 pub mod positions;
 pub mod records;
 pub mod rng;
 pub mod selfplay;
 pub mod split;
+#[cfg(feature = "pgn")]
 pub mod triplets;
 
+#[cfg(feature = "pgn")]
 pub use cli::{run_triplets_cli, TripletArgs};
 pub use date::{Cutoff, PgnDate};
 pub use filter::{GameResult, ResultFilter, SkipReason};
 pub use format::{Split, Triplet, TripletHeader, RECORD_BYTES};
+#[cfg(feature = "pgn")]
 pub use label::{run_label_cli, LabelArgs, LabelsFile};
 pub use merge::{run_merge_cli, MergeArgs, MergeSummary};
+#[cfg(feature = "pgn")]
 pub use pipeline::{split_paths, write_triplets, TripletConfig, TripletSummary};
+#[cfg(feature = "pgn")]
+pub use positions::{run_positions_cli, PositionArgs};
 pub use positions::{
-    run_positions_cli, run_positions_info, Ending, LabelledPosition, PositionArgs, PositionReader,
-    PositionsInfoArgs,
+    run_positions_info, Ending, LabelledPosition, PositionReader, PositionsInfoArgs,
 };
 pub use split::SplitRatios;
 
@@ -62,9 +75,9 @@ pub type TripletReader = records::RecordReader<TripletHeader>;
 /// Writes `.trip` files.
 pub type TripletWriter = records::RecordWriter<TripletHeader>;
 
-#[cfg(test)]
+#[cfg(all(test, feature = "pgn"))]
 mod golden;
 #[cfg(test)]
 pub(crate) mod testing;
-#[cfg(test)]
+#[cfg(all(test, feature = "pgn"))]
 mod tests;

@@ -1,8 +1,14 @@
 //! Which implementation runs a net: libtorch (the reference, the trainer's, the GPU path) or
 //! the native CPU code in `eval::native`. Both read the same `.safetensors` file.
 
+use crate::net::device::cuda_available;
 use crate::net::DeviceChoice;
 use std::str::FromStr;
+
+/// How a build without the `torch` feature starts refusing what needs libtorch.
+pub const NO_LIBTORCH: &str = "this build has no libtorch (it was built without the `torch` \
+     feature, e.g. by `make`); build with default features (`cargo build --release`, or \
+     scripts/setup.sh) for the torch backend, CUDA, and CNN and policy nets";
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Backend {
@@ -17,6 +23,12 @@ impl Backend {
     /// The backend `self` means on `device` (never `Auto`). `Native` with an explicit
     /// `cuda` device is refused: the native code runs on the CPU only.
     pub fn resolve(self, device: DeviceChoice) -> Result<Backend, String> {
+        #[cfg(not(feature = "torch"))]
+        if self == Backend::Torch {
+            return Err(format!("{NO_LIBTORCH}; Backend torch needs it"));
+        } else if device == DeviceChoice::Cuda {
+            return Err(format!("{NO_LIBTORCH}; Device cuda needs it"));
+        }
         match (self, device) {
             (Backend::Native, DeviceChoice::Cuda) => Err(
                 "Backend native runs on the CPU only; set Device to cpu (or auto), or Backend \
@@ -27,7 +39,7 @@ impl Backend {
             (Backend::Torch, _) => Ok(Backend::Torch),
             (Backend::Auto, DeviceChoice::Cpu) => Ok(Backend::Native),
             (Backend::Auto, DeviceChoice::Cuda) => Ok(Backend::Torch),
-            (Backend::Auto, DeviceChoice::Auto) => Ok(if tch::Cuda::is_available() {
+            (Backend::Auto, DeviceChoice::Auto) => Ok(if cuda_available() {
                 Backend::Torch
             } else {
                 Backend::Native
@@ -77,6 +89,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "torch")]
     fn auto_is_native_on_the_cpu_and_torch_on_cuda() {
         assert_eq!(
             Backend::Auto.resolve(DeviceChoice::Cpu),
@@ -92,5 +105,23 @@ mod tests {
         );
         let e = Backend::Native.resolve(DeviceChoice::Cuda).unwrap_err();
         assert!(e.contains("CPU only"), "{e}");
+    }
+
+    #[test]
+    #[cfg(not(feature = "torch"))]
+    fn without_libtorch_only_the_native_backend_on_the_cpu_resolves() {
+        for device in [DeviceChoice::Auto, DeviceChoice::Cpu] {
+            assert_eq!(Backend::Auto.resolve(device), Ok(Backend::Native));
+            assert_eq!(Backend::Native.resolve(device), Ok(Backend::Native));
+        }
+        for (backend, device) in [
+            (Backend::Torch, DeviceChoice::Cpu),
+            (Backend::Torch, DeviceChoice::Auto),
+            (Backend::Auto, DeviceChoice::Cuda),
+            (Backend::Native, DeviceChoice::Cuda),
+        ] {
+            let e = backend.resolve(device).unwrap_err();
+            assert!(e.starts_with("this build has no libtorch"), "{e}");
+        }
     }
 }

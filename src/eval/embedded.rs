@@ -1,14 +1,20 @@
 //! The default net, compiled into the binary: the engine needs no file beside it, so it
 //! works from any directory a GUI starts it in. `EvalFile` = `<embedded>` selects it.
+//!
+//! The file is nets/[`DEFAULT_NAME`].safetensors unless the build names another with the
+//! environment variable `CERISE_EVALFILE` (what `make EVALFILE=…` sets): build.rs passes
+//! the path and the stem on as `CERISE_EMBEDDED_PATH` and `CERISE_EMBEDDED_NAME`.
 
-use super::{NetEvaluator, NetEvaluatorConfig};
-use crate::net::{load_bytes, DeviceChoice, NetError, NetFile};
+use crate::net::{load_bytes, NetError, NetFile};
 
-/// The file stem of the embedded net in nets/ (its card is `nets/<NAME>.md`); the suffix is
-/// the content id of its bytes, which a test checks.
-pub const NAME: &str = "cerise-narrow-as-4d5eebc5ebf8";
+/// The file stem of the shipped default net in nets/ (its card is `nets/<NAME>.md`); the
+/// suffix is the content id of its bytes, which a test checks.
+pub const DEFAULT_NAME: &str = "cerise-narrow-as-4d5eebc5ebf8";
 
-pub static BYTES: &[u8] = include_bytes!("../../nets/cerise-narrow-as-4d5eebc5ebf8.safetensors");
+/// The file stem of the embedded net: [`DEFAULT_NAME`] unless the build chose another.
+pub const NAME: &str = env!("CERISE_EMBEDDED_NAME");
+
+pub static BYTES: &[u8] = include_bytes!(env!("CERISE_EMBEDDED_PATH"));
 
 /// The embedded net, validated, and the origin to name it by.
 pub fn net() -> Result<(NetFile, String), NetError> {
@@ -16,19 +22,29 @@ pub fn net() -> Result<(NetFile, String), NetError> {
     Ok((load_bytes(BYTES, &origin)?, origin))
 }
 
-/// Starts a [`NetEvaluator`] on the embedded net.
-pub fn load(device: DeviceChoice, config: NetEvaluatorConfig) -> Result<NetEvaluator, NetError> {
-    NetEvaluator::from_bytes(BYTES, &format!("{NAME}.safetensors"), device, config)
+/// Starts a libtorch [`super::NetEvaluator`] on the embedded net.
+#[cfg(feature = "torch")]
+pub fn load(
+    device: crate::net::DeviceChoice,
+    config: super::NetEvaluatorConfig,
+) -> Result<super::NetEvaluator, NetError> {
+    super::NetEvaluator::from_bytes(BYTES, &format!("{NAME}.safetensors"), device, config)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::chess::Position;
-    use crate::eval::Evaluator;
+    use crate::eval::{EvalSpec, NetEvaluatorConfig};
+    use crate::net::DeviceChoice;
 
     #[test]
     fn the_name_is_the_content_id_of_the_bytes_and_the_file_in_nets() {
+        // A build with another net (`make EVALFILE=…`) is not the shipped engine.
+        if NAME != DEFAULT_NAME {
+            eprintln!("skipped: the embedded net is {NAME}, not the shipped {DEFAULT_NAME}");
+            return;
+        }
         let id = crate::net::content_id(BYTES);
         assert!(NAME.ends_with(&format!("-{id}")), "{NAME} holds {id}");
         let path = format!("{}/nets/{NAME}.safetensors", env!("CARGO_MANIFEST_DIR"));
@@ -43,7 +59,9 @@ mod tests {
 
     #[test]
     fn loads_names_itself_and_values_a_queen() {
-        let eval = load(DeviceChoice::Cpu, NetEvaluatorConfig::default()).expect("loads");
+        let config = NetEvaluatorConfig::default();
+        let eval =
+            crate::eval::open(&EvalSpec::Embedded, DeviceChoice::Cpu, config).expect("loads");
         assert!(eval.info().name.contains(NAME), "{}", eval.info().name);
         let boards = [
             Position::startpos().compact(),

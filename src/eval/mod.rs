@@ -4,7 +4,8 @@
 //! trainer's model code, CUDA), `native/` (incremental CPU code, inline in each search
 //! thread) and `rbf/`. Beside them the built-in evaluators (`material`, `fake`), the
 //! embedded net, the evaluation cache, the thread policy for libtorch and the throughput
-//! tool.
+//! tool. Without the `torch` feature there is no `torch/` (nor the tools that compare or
+//! time it): the opener refuses what only libtorch runs, saying so.
 //!
 //! The route of an `EvalFile` value (the UCI option, or `--eval` of bench, datagen and
 //! harden) to a running evaluator:
@@ -15,6 +16,7 @@
 //! 4. That backend's folder builds the evaluator.
 //! 5. The engine (or bench, or datagen) puts it behind [`CachedEvaluator`] for the search.
 
+#[cfg(feature = "torch")]
 pub mod agreement;
 pub mod backend;
 pub mod cache;
@@ -26,8 +28,11 @@ pub mod open;
 pub mod policy;
 pub mod rbf;
 pub mod searcher;
+pub mod settings;
 pub mod threads;
+#[cfg(feature = "torch")]
 pub mod throughput;
+#[cfg(feature = "torch")]
 pub mod torch;
 pub mod wdl;
 
@@ -43,7 +48,9 @@ pub use open::{open, EvalSpec};
 pub use policy::{MovePolicy, PolicyMove};
 pub use rbf::RbfEvaluator;
 pub use searcher::{BatchStats, SearcherGuard};
-pub use torch::{Encoder, NetEvaluator, NetEvaluatorConfig, Precision, MAX_BATCH_LIMIT};
+pub use settings::{Encoder, NetEvaluatorConfig, Precision, MAX_BATCH_LIMIT};
+#[cfg(feature = "torch")]
+pub use torch::NetEvaluator;
 
 use crate::chess::CompactBoard;
 

@@ -2,8 +2,8 @@
 //! file's family, the backend and the loading (the route is in the `eval` module's note).
 
 use super::{
-    Backend, Evaluator, FakeEvaluator, MaterialEvaluator, NativeEvaluator, NetEvaluator,
-    NetEvaluatorConfig, Precision, RbfEvaluator,
+    Backend, Evaluator, FakeEvaluator, MaterialEvaluator, NativeEvaluator, NetEvaluatorConfig,
+    Precision, RbfEvaluator,
 };
 use crate::net::{AnyNet, DeviceChoice, NetError, NetFile};
 use std::path::{Path, PathBuf};
@@ -139,7 +139,9 @@ fn start_net(
     let fail = |e: NetError| format!("cannot load EvalFile '{origin}': {e}");
     let mut backend = config.backend.resolve(device)?;
     // Auto means "the fastest that runs this net": the native code runs only the MLPs.
-    if config.backend == Backend::Auto && net.meta.arch.mlp().is_none() {
+    // Without libtorch that is the only choice, and the refusal should say so.
+    let only_native = cfg!(not(feature = "torch"));
+    if (config.backend == Backend::Auto || only_native) && net.meta.arch.mlp().is_none() {
         backend = Backend::Torch;
     }
     match backend {
@@ -151,10 +153,36 @@ fn start_net(
         Backend::Native => Ok(Arc::new(
             NativeEvaluator::from_net(&net, origin).map_err(fail)?,
         )),
-        _ => Ok(Arc::new(
-            NetEvaluator::from_net(net, origin, device, config).map_err(fail)?,
-        )),
+        _ => start_torch(net, origin, device, config),
     }
+}
+
+#[cfg(feature = "torch")]
+fn start_torch(
+    net: NetFile,
+    origin: &str,
+    device: DeviceChoice,
+    config: NetEvaluatorConfig,
+) -> Result<Arc<dyn Evaluator>, String> {
+    let net = super::NetEvaluator::from_net(net, origin, device, config)
+        .map_err(|e| format!("cannot load EvalFile '{origin}': {e}"))?;
+    Ok(Arc::new(net))
+}
+
+/// Only an MLP runs natively: a CNN or policy net needs libtorch.
+#[cfg(not(feature = "torch"))]
+fn start_torch(
+    net: NetFile,
+    origin: &str,
+    _device: DeviceChoice,
+    _config: NetEvaluatorConfig,
+) -> Result<Arc<dyn Evaluator>, String> {
+    Err(format!(
+        "cannot load EvalFile '{origin}': {}; the native backend runs only MLP nets, and this \
+         is a {} net",
+        super::backend::NO_LIBTORCH,
+        net.meta.arch.family_name()
+    ))
 }
 
 #[cfg(test)]
@@ -244,6 +272,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "torch")]
     fn a_cnn_net_runs_on_torch_and_native_says_why_it_cannot() {
         let dir = std::env::temp_dir().join(format!("cerise-evalfile-cnn-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
@@ -290,6 +319,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "torch")]
     fn a_fresh_net_loads_and_a_corrupt_one_is_refused() {
         let dir = std::env::temp_dir().join(format!("cerise-evalfile-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
@@ -313,5 +343,47 @@ mod tests {
         .expect("a corrupt net does not load");
         assert!(e.contains("bogus.safetensors"), "{e}");
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    #[cfg(not(feature = "torch"))]
+    fn without_libtorch_a_cnn_net_and_the_torch_backend_are_refused_saying_why() {
+        let mocha = format!(
+            "{}/nets/cerise-mocha-1ae52c8f0047.safetensors",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let native = NetEvaluatorConfig {
+            backend: Backend::Native,
+            ..NetEvaluatorConfig::default()
+        };
+        for config in [NetEvaluatorConfig::default(), native] {
+            let e = open_text(&mocha, DeviceChoice::Auto, config)
+                .err()
+                .expect("a cnn needs libtorch");
+            assert!(
+                e.contains("no libtorch") && e.contains("a cnn net") && e.contains(&mocha),
+                "{e}"
+            );
+        }
+        let torch = NetEvaluatorConfig {
+            backend: Backend::Torch,
+            ..NetEvaluatorConfig::default()
+        };
+        for (config, device) in [
+            (torch, DeviceChoice::Cpu),
+            (NetEvaluatorConfig::default(), DeviceChoice::Cuda),
+        ] {
+            let e = open_text("<embedded>", device, config)
+                .err()
+                .expect("refused");
+            assert!(e.starts_with("this build has no libtorch"), "{e}");
+        }
+        // The built-ins need no net and take no device.
+        assert!(open_text(
+            "<material>",
+            DeviceChoice::Cuda,
+            NetEvaluatorConfig::default()
+        )
+        .is_ok());
     }
 }

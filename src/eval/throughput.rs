@@ -77,10 +77,10 @@ impl Throughput {
 
 /// Forwards of `batch` distinct realistic boards, back to back, for `config.duration`.
 pub fn measure(net: &NetFile, config: &ThroughputConfig) -> Result<Throughput, NetError> {
-    if config.batch == 0 || config.batch > super::torch::MAX_BATCH_LIMIT {
+    if config.batch == 0 || config.batch > super::MAX_BATCH_LIMIT {
         return Err(NetError::BadConfig(format!(
             "batch must be between 1 and {}, got {}",
-            super::torch::MAX_BATCH_LIMIT,
+            super::MAX_BATCH_LIMIT,
             config.batch
         )));
     }

@@ -37,7 +37,21 @@ impl std::fmt::Display for DeviceChoice {
     }
 }
 
+/// Whether libtorch can reach a CUDA device; never in a build without libtorch.
+pub fn cuda_available() -> bool {
+    #[cfg(feature = "torch")]
+    return tch::Cuda::is_available();
+    #[cfg(not(feature = "torch"))]
+    false
+}
+
 impl DeviceChoice {
+    /// Whether a net set to this choice runs on CUDA.
+    pub fn on_cuda(self) -> bool {
+        self != DeviceChoice::Cpu && cuda_available()
+    }
+
+    #[cfg(feature = "torch")]
     pub fn resolve(self) -> Result<tch::Device, NetError> {
         match self {
             DeviceChoice::Cpu => Ok(tch::Device::Cpu),
@@ -50,6 +64,7 @@ impl DeviceChoice {
 }
 
 /// "cpu", "cuda:0", … as shown in `EvalInfo::device`.
+#[cfg(feature = "torch")]
 pub fn device_name(device: tch::Device) -> String {
     match device {
         tch::Device::Cpu => "cpu".to_string(),
@@ -94,6 +109,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "torch")]
     fn resolve_follows_cuda_availability() {
         assert_eq!(DeviceChoice::Cpu.resolve().ok(), Some(tch::Device::Cpu));
         let cuda = tch::Cuda::is_available();
@@ -111,6 +127,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "torch")]
     fn device_names() {
         assert_eq!(device_name(tch::Device::Cpu), "cpu");
         assert_eq!(device_name(tch::Device::Cuda(1)), "cuda:1");

@@ -93,6 +93,7 @@ pub enum NetError {
 }
 
 impl NetError {
+    #[cfg(feature = "torch")]
     pub(crate) fn torch(context: &str, err: tch::TchError) -> Self {
         NetError::Torch {
             context: context.to_string(),

@@ -60,7 +60,8 @@ pub fn start(
     no_search::start(root, limits, "cerise-policy", chooser, events)
 }
 
-#[cfg(test)]
+// Every test here needs a policy net, which only libtorch runs.
+#[cfg(all(test, feature = "torch"))]
 mod tests {
     use super::*;
 

@@ -641,6 +641,7 @@ fn a_mate_score_does_not_end_a_timed_search_early() {
     assert!(r.depth > 5, "stopped at depth {}", r.depth);
 }
 
+#[cfg(feature = "torch")]
 #[test]
 fn a_policy_reorders_the_search_without_changing_what_it_proves() {
     let dir = std::env::temp_dir().join(format!("cerise-search-policy-{}", std::process::id()));

@@ -6,18 +6,23 @@
 //! `cerise data positions` is [`run_positions_cli`]; `cerise data positions-info` is
 //! [`run_positions_info`]. A trainer needs only [`PositionReader`] and [`LabelledPosition`].
 
+#[cfg(feature = "pgn")]
 pub mod cli;
 pub mod ending;
+#[cfg(feature = "pgn")]
 pub mod extract;
 pub mod header;
 pub mod info;
+#[cfg(feature = "pgn")]
 pub mod pipeline;
 pub mod record;
 
+#[cfg(feature = "pgn")]
 pub use cli::{run_positions_cli, PositionArgs};
 pub use ending::Ending;
 pub use header::PositionHeader;
 pub use info::{run_positions_info, PositionsInfo, PositionsInfoArgs};
+#[cfg(feature = "pgn")]
 pub use pipeline::{split_paths, write_positions, PositionConfig, PositionSummary};
 pub use record::{LabelledPosition, RECORD_BYTES};
 
@@ -26,5 +31,5 @@ pub type PositionReader = super::records::RecordReader<PositionHeader>;
 /// Writes `.pos` files.
 pub type PositionWriter = super::records::RecordWriter<PositionHeader>;
 
-#[cfg(test)]
+#[cfg(all(test, feature = "pgn"))]
 mod tests;

@@ -8,6 +8,8 @@ pub mod header;
 pub mod info;
 pub mod merge;
 pub mod record;
+// Self-play to triplets shares the PGN pipeline's triplet code.
+#[cfg(feature = "pgn")]
 pub mod triplets;
 
 #[cfg(test)]

@@ -2,15 +2,21 @@
 //! ([`fixture`]), the checks every PGN command must pass ([`pgn_command`]), and small
 //! builders of test inputs.
 
+#[cfg(feature = "pgn")]
 pub mod fixture;
+#[cfg(feature = "pgn")]
 pub mod pgn_command;
 
+#[cfg(feature = "pgn")]
 use super::filter::GameResult;
+#[cfg(feature = "pgn")]
 use super::pgn::ParsedGame;
 use super::records::header::{announced_len, decode, encode, COUNT_OFFSET};
 use super::records::{FileHeader, Record, RecordReader};
 use super::selfplay::SelfPlayHeader;
+#[cfg(feature = "pgn")]
 use shakmaty::san::San;
+#[cfg(feature = "pgn")]
 use shakmaty::{Chess, Position as _};
 use std::path::{Path, PathBuf};
 
@@ -74,6 +80,7 @@ pub fn assert_corrupt_bytes_refused<R: Record + std::fmt::Debug>(
 }
 
 /// A game from the start position with the moves `sans` (legal SAN) and `result`.
+#[cfg(feature = "pgn")]
 pub fn game_of(sans: &[&str], result: GameResult) -> ParsedGame {
     let start = Chess::default();
     let mut pos = start.clone();

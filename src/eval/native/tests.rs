@@ -4,8 +4,13 @@
 use super::kernels::Simd;
 use super::NativeEvaluator;
 use crate::chess::{CompactBoard, Move, Position};
-use crate::eval::{Evaluator, NetEvaluator, NetEvaluatorConfig};
-use crate::net::{DeviceChoice, NetFile};
+use crate::eval::Evaluator;
+use crate::net::NetFile;
+#[cfg(feature = "torch")]
+use crate::{
+    eval::{NetEvaluator, NetEvaluatorConfig},
+    net::DeviceChoice,
+};
 
 /// The bar: native and libtorch agree within 0.05 cp.
 const TOLERANCE_CP: f32 = 0.05;
@@ -43,6 +48,7 @@ fn shipped_nets() -> Vec<(&'static str, NetFile)> {
     .collect()
 }
 
+#[cfg(feature = "torch")]
 fn torch(net: &NetFile) -> NetEvaluator {
     NetEvaluator::from_net(
         net.clone(),
@@ -101,6 +107,7 @@ fn simds() -> Vec<Simd> {
 }
 
 #[test]
+#[cfg(feature = "torch")]
 fn native_matches_libtorch_from_scratch_and_incrementally_on_every_shipped_net() {
     let families = families(120);
     for (name, file) in shipped_nets() {
@@ -147,6 +154,7 @@ fn the_walk_covers_every_move_kind() {
 }
 
 #[test]
+#[cfg(feature = "torch")]
 fn a_random_plain_and_a_single_layer_net_match_too() {
     let dir = std::env::temp_dir().join(format!("cerise-native-eq-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -250,6 +258,7 @@ fn search_like_calls() -> Vec<(CompactBoard, Vec<CompactBoard>)> {
 }
 
 #[test]
+#[cfg(feature = "torch")]
 fn a_long_search_like_sequence_stays_within_tolerance() {
     let calls = search_like_calls();
     assert!(calls.len() > 300);

@@ -18,8 +18,8 @@
 //! Either way every request gets exactly one reply.
 
 use super::model::{EncoderTiming, Model};
-use super::{Encoder, Precision};
 use crate::chess::CompactBoard;
+use crate::eval::settings::{Encoder, NetEvaluatorConfig, Precision, MAX_BATCH_LIMIT};
 use crate::eval::threads::{auto_torch_threads, available_cores};
 use crate::eval::{
     net_breakdown, Backend, BatchStats, EvalError, EvalInfo, Evaluator, SearcherGuard,
@@ -33,35 +33,6 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
-
-/// Largest accepted `max_batch`; the staging buffers hold `max_batch` boards.
-pub const MAX_BATCH_LIMIT: usize = 1 << 16;
-
-#[derive(Clone, Debug)]
-pub struct NetEvaluatorConfig {
-    /// Which implementation runs the net; `NetEvaluator` itself is the `Torch` one, and the
-    /// opener (`eval::open`) picks by this field.
-    pub backend: Backend,
-    pub max_batch: usize,
-    /// libtorch intra-op threads for the forward passes; 0 chooses per batch with
-    /// [`auto_torch_threads`].
-    pub torch_threads: usize,
-    pub encoder: Encoder,
-    /// Half precisions need CUDA.
-    pub precision: Precision,
-}
-
-impl Default for NetEvaluatorConfig {
-    fn default() -> Self {
-        Self {
-            backend: Backend::Auto,
-            max_batch: 1024,
-            torch_threads: 0,
-            encoder: Encoder::Auto,
-            precision: Precision::Fp32,
-        }
-    }
-}
 
 pub type EvalReply = Result<Vec<f32>, EvalError>;
 

@@ -6,6 +6,5 @@ pub mod batcher;
 pub mod colours;
 pub mod model;
 
-pub use batcher::{NetEvaluator, NetEvaluatorConfig, MAX_BATCH_LIMIT};
+pub use batcher::NetEvaluator;
 pub use colours::TrueColourCnn;
-pub use model::{Encoder, Precision};

@@ -8,84 +8,13 @@
 //! times both at load and keeps the faster. A convolutional net reads dense planes only.
 
 use crate::chess::{sample_boards, CompactBoard};
+use crate::eval::settings::{Encoder, Precision};
 use crate::net::{ModelArch, NetError, NetFile, NetModule};
-use std::str::FromStr;
 use std::time::{Duration, Instant};
 use tch::{nn::VarStore, Device, Kind, Tensor};
 
 /// A board has at most one piece per square, so at most 64 set features.
 const MAX_FEATURES: usize = 64;
-
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Encoder {
-    /// Time both at load, at the real batch shapes, and keep the faster.
-    #[default]
-    Auto,
-    Dense,
-    Sparse,
-}
-
-impl FromStr for Encoder {
-    type Err = String;
-
-    fn from_str(text: &str) -> Result<Self, String> {
-        match text.trim().to_ascii_lowercase().as_str() {
-            "auto" => Ok(Encoder::Auto),
-            "dense" => Ok(Encoder::Dense),
-            "sparse" => Ok(Encoder::Sparse),
-            _ => Err(format!(
-                "unknown encoder '{}'; use auto, dense or sparse",
-                text.trim()
-            )),
-        }
-    }
-}
-
-impl std::fmt::Display for Encoder {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Encoder::Auto => "auto",
-            Encoder::Dense => "dense",
-            Encoder::Sparse => "sparse",
-        })
-    }
-}
-
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Precision {
-    #[default]
-    Fp32,
-    /// CUDA only.
-    Fp16,
-    /// CUDA only.
-    Bf16,
-}
-
-impl FromStr for Precision {
-    type Err = String;
-
-    fn from_str(text: &str) -> Result<Self, String> {
-        match text.trim().to_ascii_lowercase().as_str() {
-            "fp32" => Ok(Precision::Fp32),
-            "fp16" => Ok(Precision::Fp16),
-            "bf16" => Ok(Precision::Bf16),
-            _ => Err(format!(
-                "unknown precision '{}'; use fp32, fp16 or bf16",
-                text.trim()
-            )),
-        }
-    }
-}
-
-impl std::fmt::Display for Precision {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Precision::Fp32 => "fp32",
-            Precision::Fp16 => "fp16",
-            Precision::Bf16 => "bf16",
-        })
-    }
-}
 
 impl Precision {
     pub fn kind(self) -> Kind {
