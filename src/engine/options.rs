@@ -340,6 +340,16 @@ fn spin(id: OptionId, value: &str) -> Result<u64, String> {
     }
 }
 
+/// A path option's value: empty for `<empty>` (how GUIs show an empty string option).
+fn optional_path(value: &str) -> String {
+    let value = value.trim();
+    if value == EMPTY {
+        String::new()
+    } else {
+        value.to_string()
+    }
+}
+
 /// A check option's value: `true` or `false`, in any case.
 fn check(id: OptionId, value: &str) -> Result<bool, String> {
     match value.trim().to_ascii_lowercase().as_str() {
@@ -378,14 +388,7 @@ pub fn parse_change(name: &str, value: &str) -> Result<OptionChange, String> {
         OptionId::Ponder => check(id, value).map(OptionChange::Ponder),
         OptionId::ShowWdl => check(id, value).map(OptionChange::ShowWdl),
         OptionId::Chess960 => check(id, value).map(OptionChange::Chess960),
-        OptionId::SyzygyPath => {
-            let value = value.trim();
-            Ok(OptionChange::SyzygyPath(if value == EMPTY {
-                String::new()
-            } else {
-                value.to_string()
-            }))
-        }
+        OptionId::SyzygyPath => Ok(OptionChange::SyzygyPath(optional_path(value))),
         OptionId::SyzygyProbeLimit => Ok(OptionChange::SyzygyProbeLimit(spin(id, value)? as usize)),
         OptionId::MaxBatch => Ok(OptionChange::MaxBatch(spin(id, value)? as usize)),
         OptionId::Precision => value
@@ -400,14 +403,7 @@ pub fn parse_change(name: &str, value: &str) -> Result<OptionChange, String> {
             .parse::<Backend>()
             .map(OptionChange::Backend)
             .map_err(|e| format!("Backend: {e}")),
-        OptionId::Policy => {
-            let value = value.trim();
-            Ok(OptionChange::Policy(if value == EMPTY {
-                String::new()
-            } else {
-                value.to_string()
-            }))
-        }
+        OptionId::Policy => Ok(OptionChange::Policy(optional_path(value))),
         OptionId::PlayMode => value.parse::<PlayMode>().map(OptionChange::PlayMode),
         OptionId::MultiPv => Ok(OptionChange::MultiPv(spin(id, value)? as usize)),
         // GUIs send a button without a value; one sent with a value still presses it.
