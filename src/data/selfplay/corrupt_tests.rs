@@ -4,17 +4,9 @@
 
 use super::record::{Outcome, SelfPlayRecord};
 use super::{SelfPlayAppender, SelfPlayReader};
+use crate::data::rng::SplitMix64;
 use crate::data::testing::{selfplay_header, temp_dir};
 use shakmaty::{Chess, Position as _};
-
-/// splitmix64, seeded.
-fn next(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
 
 /// Every record, replayed; the first error stops it.
 fn read_everything(path: &std::path::Path) -> anyhow::Result<u64> {
@@ -46,16 +38,16 @@ fn mutated_selfplay_files_are_read_or_refused_never_a_panic() {
     assert_eq!(read_everything(&good_path).unwrap(), 40);
     let good = std::fs::read(&good_path).unwrap();
     let path = dir.join("mutated.self");
-    let mut state = 0xDA7A_u64;
+    let mut rng = SplitMix64::new(0xDA7A);
     let (mut read, mut refused) = (0, 0);
     for case in 0..1000 {
         let mut bytes = good.clone();
         if case % 3 == 0 {
-            bytes.truncate((next(&mut state) % good.len() as u64) as usize);
+            bytes.truncate((rng.next_u64() % good.len() as u64) as usize);
         } else {
-            for _ in 0..1 + next(&mut state) % 3 {
-                let at = (next(&mut state) % good.len() as u64) as usize;
-                bytes[at] = next(&mut state) as u8;
+            for _ in 0..1 + rng.next_u64() % 3 {
+                let at = (rng.next_u64() % good.len() as u64) as usize;
+                bytes[at] = rng.next_u64() as u8;
             }
         }
         std::fs::write(&path, &bytes).unwrap();
