@@ -18,6 +18,11 @@ line; --book-plies cuts them short) or a Polyglot .bin book (a random line of --
 weighted book moves per pair, drawn from --seed, so a run can be repeated). Lines are used in
 file order and cycle when the match is longer than the file.
 
+A match stopped part-way (Ctrl-C, kill, a lost session) goes on with the same command plus
+--resume: the games already in --out are counted, an unfinished pair is cut from it, and play
+continues with the next pair and its opening, so the result is the one an uninterrupted match
+would have given. --resume also extends a finished match: raise --games.
+
 A game ends as cutechess-cli and fastchess end it: checkmate, stalemate, insufficient material,
 a position that has occurred three times, or 100 plies without a capture or pawn move. A draw
 that a player could only claim (a move that would make the third occurrence or the hundredth
@@ -699,16 +704,16 @@ class OpeningBook:
 
 
 def play_in_order(count: int, play: Callable[[int, threading.Event], GameResult],
-                  concurrency: int) -> Iterator[tuple[int, GameResult]]:
-    """Plays games 0..count-1, `concurrency` at a time, and yields them in index order.
+                  concurrency: int, start: int = 0) -> Iterator[tuple[int, GameResult]]:
+    """Plays games start..count-1, `concurrency` at a time, and yields them in index order.
 
     Closing the generator (or an exception in the caller's loop, Ctrl-C included) sets the abort
     event that the running games check before each move, and cancels the games not started."""
     abort = threading.Event()
     pool = ThreadPoolExecutor(max_workers=concurrency)
-    futures = {pool.submit(play, g, abort): g for g in range(count)}
+    futures = {pool.submit(play, g, abort): g for g in range(start, count)}
     finished: dict[int, GameResult] = {}
-    next_game = 0
+    next_game = start
     try:
         for future in as_completed(futures):
             finished[futures[future]] = future.result()
@@ -755,6 +760,58 @@ def ending_of(r: GameResult) -> str:
 # The rules' own terminations (game_over's names), in the order the report lists them.
 ENDINGS = ("checkmate", "stalemate", "insufficient_material", "threefold_repetition", "fifty_moves",
            "seventyfive_moves", "fivefold_repetition")
+
+
+def fault_of_termination(termination: str, engine_names: dict[str, int]) -> tuple[int, str] | None:
+    """The fault (engine number, kind) that a PGN Termination header written by play_game
+    names, or None for a game that ended by the rules or adjudication."""
+    for name, number in sorted(engine_names.items(), key=lambda kv: -len(kv[0])):
+        rest = termination[len(name) + 1:] if termination.startswith(name + " ") else None
+        if rest is None:
+            continue
+        for prefix, kind in (("played an illegal move", "illegal"), ("hung and was killed", "timeloss"),
+                             ("lost on time", "timeloss"), ("crashed", "crash"), ("failed to start", "crash")):
+            if rest.startswith(prefix):
+                return number, kind
+    return None
+
+
+def resume_games(path: Path, name1: str, name2: str, tally: Tally) -> int:
+    """Counts into `tally` the games of a PGN this runner wrote for the same two engines, and
+    returns how many there are. A trailing game whose pair is unfinished is cut from the file, so
+    that pairs stay whole: the match goes on at the first game of the next pair, which gets
+    the opening it would have had without the interruption."""
+    games: list[chess.pgn.Game] = []
+    ends: list[int] = []  # the file offset after each game
+    with path.open(encoding="utf-8") as f:
+        while (game := chess.pgn.read_game(f)) is not None:
+            games.append(game)
+            ends.append(f.tell())
+    for i, game in enumerate(games):
+        h = game.headers
+        white_1st = i % 2 == 0
+        expected = (name1, name2) if white_1st else (name2, name1)
+        if (h.get("White"), h.get("Black")) != expected or h.get("Round") != str(i + 1):
+            raise SystemExit(
+                f"{path}: game {i + 1} is round {h.get('Round')!r}, {h.get('White')!r} - {h.get('Black')!r}; "
+                f"a resumed match expects round {i + 1}, {expected[0]!r} - {expected[1]!r}. Give the same "
+                f"--name1/--name2 as the match that wrote it, or a new --out without --resume.")
+        if h.get("Result") not in ("1-0", "0-1", "1/2-1/2"):
+            raise SystemExit(f"{path}: game {i + 1} has no result ({h.get('Result')!r}); cut it from the file "
+                             f"and resume again")
+    keep = len(games) - len(games) % 2
+    if keep < len(games):
+        with path.open("r+", encoding="utf-8") as f:
+            f.truncate(ends[keep - 1] if keep else 0)
+    engine_names = {name1: 1, name2: 2}
+    for i, game in enumerate(games[:keep]):
+        h = game.headers
+        termination = h.get("Termination", "")
+        fault = fault_of_termination(termination, engine_names)
+        ending = fault[1] if fault else termination if termination in ENDINGS else (
+            "adjudicated" if termination.startswith("adjudicated") else "other")
+        tally.add(score_for_engine1(h["Result"], i % 2 == 0), fault, ending, ending == "adjudicated")
+    return keep
 
 
 def summary_line(tally: Tally, sprt: Sprt | None, llr: float | None,
@@ -824,7 +881,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--sprt-model", choices=("normalized", "logistic"), default="normalized",
                     help="the Elo that ELO0 and ELO1 are in (default normalized, as fastchess)")
     ap.add_argument("--out", type=Path, help="PGN file to write (appended game by game)")
+    ap.add_argument("--resume", action="store_true",
+                    help="go on with the match whose games --out holds (same engines, names, openings and "
+                         "settings): its games are counted, and play continues with the next pair; "
+                         "--games is then the total")
     args = ap.parse_args(argv)
+    if args.resume and not args.out:
+        ap.error("--resume needs --out, the PGN of the match to go on with")
     if args.games is None:
         args.games = 20000 if args.sprt else 20
     if args.games < 1:
@@ -873,7 +936,13 @@ def main(argv: list[str] | None = None) -> int:
     seats = Seats(args.concurrency,
                   lambda: (Player(args.engine1, options1, name1), Player(args.engine2, options2, name2)))
     games = args.games + args.games % 2
-    if args.out:
+    tally = Tally()
+    start = 0
+    if args.resume and args.out.exists():
+        start = resume_games(args.out, name1, name2, tally)
+        print(f"resuming: {start} games already in {args.out} ({name1}: +{tally.wins} ={tally.draws} "
+              f"-{tally.losses})", flush=True)
+    elif args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text("")
 
@@ -886,10 +955,9 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             seats.free.put(seat)
 
-    tally = Tally()
-    llr = 0.0 if sprt else None
+    llr = sprt.llr(tally.penta) if sprt and start else 0.0 if sprt else None
     t_start = time.monotonic()
-    results = play_in_order(games, play, args.concurrency)
+    results = play_in_order(games, play, args.concurrency, start)
     try:
         for g, r in results:
             engine1_white = g % 2 == 0

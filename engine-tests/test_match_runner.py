@@ -196,6 +196,40 @@ def test_concurrency_gives_the_same_counts_in_the_same_order(capsys, tmp_path):
     assert [r for r, _ in pgn] == [str(g) for g in range(1, 2 * len(SCRIPT_MASKS) + 1)]
 
 
+def test_a_resumed_match_counts_its_games_and_ends_as_an_uninterrupted_one(capsys, tmp_path):
+    epd = scripted_openings(tmp_path)
+    total = 2 * len(SCRIPT_MASKS)
+
+    def run(out: Path, games: int, *extra: str):
+        return run_match(capsys, "--engine1", f"{SCRIPTED} 1", "--name1", "one", "--engine2", f"{SCRIPTED} 2",
+                         "--name2", "two", "--games", str(games), "--tc", "5+0", "--max-plies", "4",
+                         "--openings", str(epd), "--out", str(out), *extra)
+
+    whole = tmp_path / "whole.pgn"
+    _, expected = run(whole, total)
+    texts = whole.read_text().split("\n\n[Event")
+    assert len(texts) == total
+    for cut in (6, 7):  # 7: an unfinished pair, cut from the file and replayed
+        part = tmp_path / f"part{cut}.pgn"
+        part.write_text("\n\n[Event".join(texts[:cut]) + "\n\n")
+        lines, summary = run(part, total, "--resume")
+        assert lines[0] == "resuming: 6 games already in " + str(part) + " (one: +3 =3 -0)", lines[0]  # pairs DD, WD, WW
+        assert [l for l in lines if l.startswith("game ")][0].startswith(f"game   7/{total}:"), lines
+        assert summary == expected
+        with part.open() as f:
+            rounds = [g.headers["Round"] for g in iter(lambda: chess.pgn.read_game(f), None)]
+        assert rounds == [str(g) for g in range(1, total + 1)]
+
+
+def test_resume_refuses_a_pgn_of_other_engines(capsys, tmp_path):
+    out = tmp_path / "games.pgn"
+    run_match(capsys, "--engine1", f"{FAKE} ok", "--name1", "a", "--engine2", f"{FAKE} ok", "--name2", "b",
+              "--games", "2", "--tc", "5+0", "--max-plies", "4", "--out", str(out))
+    with pytest.raises(SystemExit, match="expects round 1, 'c' - 'b'"):
+        match.main(["--engine1", f"{FAKE} ok", "--name1", "c", "--engine2", f"{FAKE} ok", "--name2", "b",
+                    "--games", "4", "--tc", "5+0", "--out", str(out), "--resume"])
+
+
 def test_games_finishing_out_of_order_are_reported_in_order():
     started = []
 
