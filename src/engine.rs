@@ -7,9 +7,7 @@ pub mod options;
 
 use crate::chess::syzygy::Tablebases;
 use crate::chess::{perft, CastlingMode, ChessError, KeyHistory, Position};
-use crate::eval::{
-    CachedEvaluator, EvalInfo, EvalSpec, Evaluator, MovePolicy, NetEvaluatorConfig, Precision,
-};
+use crate::eval::{CachedEvaluator, EvalInfo, EvalSpec, Evaluator, MovePolicy, NetEvaluatorConfig};
 use crate::search::TranspositionTable;
 use crate::search::{
     self, Limits, RootState, SearchConfig, SearchEvent, SearchHandle, SearchShared, Syzygy,
@@ -343,7 +341,7 @@ impl Engine {
             }
             OptionChange::Precision(precision) => {
                 let on_cuda = self.options.device.on_cuda();
-                if precision != Precision::Fp32 && !on_cuda {
+                if precision.is_half() && !on_cuda {
                     return Err(format!(
                         "Precision {precision} needs a CUDA device and the net runs on the \
                          CPU; keeping {}",
@@ -524,7 +522,7 @@ impl Drop for Engine {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::eval::Backend;
+    use crate::eval::{Backend, Precision};
 
     fn spec(fen: Option<&str>, moves: &[&str]) -> PositionSpec {
         PositionSpec {
@@ -637,10 +635,10 @@ mod tests {
         assert_eq!(engine.evaluator().info().backend, Some(Backend::Torch));
         let e = engine.set_option("Precision", "fp16").unwrap_err();
         assert!(
-            e.contains("needs a CUDA device") && e.contains("keeping fp32"),
+            e.contains("needs a CUDA device") && e.contains("keeping auto"),
             "{e}"
         );
-        assert_eq!(engine.options().precision, Precision::Fp32);
+        assert_eq!(engine.options().precision, Precision::Auto);
         assert!(engine.evaluator().info().name.contains("fp32"));
     }
 

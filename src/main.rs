@@ -58,8 +58,9 @@ enum Cmd {
         /// Largest forward pass of a net evaluator.
         #[arg(long, default_value_t = cerise::engine::options::MAX_BATCH_DEFAULT)]
         max_batch: usize,
-        /// Net precision: fp32, or fp16/bf16 on CUDA.
-        #[arg(long, default_value = "fp32")]
+        /// Net precision: auto (int8 on the native backend, fp32 on libtorch), fp32, int8
+        /// (native), or fp16/bf16 on CUDA.
+        #[arg(long, default_value = "auto")]
         precision: Precision,
         /// Net input encoder: auto (timed at load), dense or sparse.
         #[arg(long, default_value = "auto")]
@@ -207,7 +208,9 @@ enum NetCmd {
         seed: u64,
     },
     /// Native against libtorch on the positions of real games: each position from scratch,
-    /// and all its children incrementally; prints the largest differences in centipawns.
+    /// and all its children incrementally; prints the largest and the mean differences in
+    /// centipawns. `--precision int8` measures the integer path's error (libtorch's fp32
+    /// being the reference).
     Compare {
         /// A .safetensors net file (default: the embedded net).
         #[arg(long)]
@@ -221,6 +224,9 @@ enum NetCmd {
         /// Differences above this many centipawns are counted as failures (exit code 1).
         #[arg(long, default_value_t = 0.05)]
         tolerance: f32,
+        /// The native arithmetic to check: fp32 or int8.
+        #[arg(long, default_value = "fp32")]
+        precision: Precision,
     },
     /// Raw forward throughput (positions/s, encoding from CompactBoard included) of a net
     /// at one batch size: the ceiling `bench` evals/s is compared with.
@@ -238,7 +244,7 @@ enum NetCmd {
         backend: Backend,
         #[arg(long, default_value = "auto")]
         device: DeviceChoice,
-        #[arg(long, default_value = "fp32")]
+        #[arg(long, default_value = "auto")]
         precision: Precision,
         #[arg(long, default_value = "auto")]
         encoder: Encoder,
@@ -526,8 +532,9 @@ fn run(command: Cmd) -> Result<(), String> {
                     games,
                     positions,
                     tolerance,
+                    precision,
                 },
-        } => compare_backends(net, &games, positions, tolerance),
+        } => compare_backends(net, &games, positions, tolerance, precision),
         #[cfg(feature = "torch")]
         Cmd::Net {
             command:
@@ -574,8 +581,15 @@ fn compare_backends(
     games: &std::path::Path,
     positions: u64,
     tolerance: f32,
+    precision: Precision,
 ) -> Result<(), String> {
     use cerise::data::pgn::{GameFilter, GameVisitor};
+    use cerise::eval::native::Arithmetic;
+    let arithmetic = match precision {
+        Precision::Fp32 => Arithmetic::F32,
+        Precision::Int8 => Arithmetic::Int8,
+        other => return Err(format!("--precision {other}: compare fp32 or int8")),
+    };
     let net = match net {
         Some(path) => cerise::net::load(&path).map_err(|e| e.to_string())?,
         None => cerise::eval::embedded::net().map_err(|e| e.to_string())?.0,
@@ -606,13 +620,14 @@ fn compare_backends(
         line
     });
     let started = std::time::Instant::now();
-    let report = cerise::eval::agreement::compare(&net, boards, positions, tolerance, |n| {
-        eprint!(
-            "\r[compare] {n}/{positions} positions ({:.0} s)",
-            started.elapsed().as_secs_f64()
-        );
-    })
-    .map_err(|e| e.to_string())?;
+    let report =
+        cerise::eval::agreement::compare(&net, boards, positions, tolerance, arithmetic, |n| {
+            eprint!(
+                "\r[compare] {n}/{positions} positions ({:.0} s)",
+                started.elapsed().as_secs_f64()
+            );
+        })
+        .map_err(|e| e.to_string())?;
     eprintln!();
     if let Some(e) = read_error {
         return Err(format!("cannot read {}: {e}", games.display()));

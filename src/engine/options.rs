@@ -89,7 +89,7 @@ impl Default for Options {
             device: DeviceChoice::Auto,
             ponder: false,
             max_batch: MAX_BATCH_DEFAULT,
-            precision: Precision::Fp32,
+            precision: Precision::Auto,
             encoder: Encoder::Auto,
             backend: Backend::Auto,
             policy_file: String::new(),
@@ -274,8 +274,8 @@ impl OptionId {
                 max: MAX_BATCH_MAX as u64,
             },
             OptionId::Precision => OptionKind::Combo {
-                default: "fp32",
-                choices: &["fp32", "fp16", "bf16"],
+                default: "auto",
+                choices: &["auto", "fp32", "int8", "fp16", "bf16"],
             },
             OptionId::Encoder => OptionKind::Combo {
                 default: "auto",

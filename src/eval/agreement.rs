@@ -3,6 +3,7 @@
 //! each against libtorch. Positions are taken in game order, so the native accumulator
 //! stack chains updates as it does in a search.
 
+use super::native::{kernels::Simd, Arithmetic};
 use super::{Evaluator, NativeEvaluator, NetEvaluator, NetEvaluatorConfig};
 use crate::chess::{CompactBoard, Position};
 use crate::net::{DeviceChoice, NetError, NetFile};
@@ -23,17 +24,32 @@ pub struct Agreement {
     /// Scores (either path) further than the tolerance from libtorch.
     pub over_tolerance: u64,
     pub tolerance_cp: f32,
+    /// Σ |native − libtorch| over every score compared, and how many there were.
+    pub sum_diff_cp: f64,
+    pub scores: u64,
+    pub arithmetic: Option<Arithmetic>,
 }
 
 impl Agreement {
+    /// The mean |native − libtorch|.
+    pub fn mean_diff_cp(&self) -> f64 {
+        self.sum_diff_cp / self.scores.max(1) as f64
+    }
+
     pub fn line(&self) -> String {
+        let arithmetic = match self.arithmetic {
+            Some(Arithmetic::Int8) => "int8",
+            _ => "fp32",
+        };
         format!(
-            "agreement positions={} children={} max_diff_scratch_cp={:.5} \
-             max_diff_incremental_cp={:.5} over_{}cp={} (worst incremental: {})",
+            "agreement native={arithmetic} positions={} children={} max_diff_scratch_cp={:.5} \
+             max_diff_incremental_cp={:.5} mean_diff_cp={:.5} over_{}cp={} (worst incremental: \
+             {})",
             self.positions,
             self.children,
             self.scratch.diff_cp,
             self.incremental.diff_cp,
+            self.mean_diff_cp(),
             self.tolerance_cp,
             self.over_tolerance,
             self.incremental.fen
@@ -48,9 +64,10 @@ pub fn compare(
     positions: impl Iterator<Item = Position>,
     limit: u64,
     tolerance_cp: f32,
+    arithmetic: Arithmetic,
     mut progress: impl FnMut(u64),
 ) -> Result<Agreement, NetError> {
-    let native = NativeEvaluator::from_net(net, "native")?;
+    let native = NativeEvaluator::with(net, "native", Simd::detect(), arithmetic)?;
     let torch = NetEvaluator::from_net(
         net.clone(),
         "torch",
@@ -60,6 +77,7 @@ pub fn compare(
     let fail = |e: super::EvalError| NetError::BadConfig(e.to_string());
     let mut report = Agreement {
         tolerance_cp,
+        arithmetic: Some(arithmetic),
         ..Agreement::default()
     };
     let (mut want, mut got) = (Vec::new(), Vec::new());
@@ -68,28 +86,14 @@ pub fn compare(
         let board = pos.compact();
         torch.evaluate(&[board], &mut want).map_err(fail)?;
         native.evaluate(&[board], &mut got).map_err(fail)?;
-        note(
-            &mut report.scratch,
-            &mut report.over_tolerance,
-            &got,
-            &want,
-            &pos,
-            tolerance_cp,
-        );
+        note(&mut report, Path::Scratch, &got, &want, &pos);
         kids.clear();
         kids.extend(pos.legal_moves().iter().map(|m| pos.play(m).compact()));
         torch.evaluate(&kids, &mut want).map_err(fail)?;
         native
             .evaluate_children(&board, &kids, &mut got)
             .map_err(fail)?;
-        note(
-            &mut report.incremental,
-            &mut report.over_tolerance,
-            &got,
-            &want,
-            &pos,
-            tolerance_cp,
-        );
+        note(&mut report, Path::Incremental, &got, &want, &pos);
         report.positions += 1;
         report.children += kids.len() as u64;
         if report.positions.is_multiple_of(1000) {
@@ -99,17 +103,32 @@ pub fn compare(
     Ok(report)
 }
 
-fn note(worst: &mut Worst, over: &mut u64, got: &[f32], want: &[f32], pos: &Position, tol: f32) {
+enum Path {
+    Scratch,
+    Incremental,
+}
+
+fn note(report: &mut Agreement, path: Path, got: &[f32], want: &[f32], pos: &Position) {
+    let tolerance = report.tolerance_cp;
+    let worst = match path {
+        Path::Scratch => &mut report.scratch,
+        Path::Incremental => &mut report.incremental,
+    };
+    let (mut sum, mut over) = (0f64, 0u64);
     for (g, w) in got.iter().zip(want) {
         let d = (g - w).abs();
-        if d > tol || d.is_nan() {
-            *over += 1;
+        sum += f64::from(d);
+        if d > tolerance || d.is_nan() {
+            over += 1;
         }
         if d > worst.diff_cp || d.is_nan() {
             worst.diff_cp = d;
             worst.fen = pos.fen();
         }
     }
+    report.sum_diff_cp += sum;
+    report.scores += got.len() as u64;
+    report.over_tolerance += over;
 }
 
 #[cfg(test)]
@@ -130,11 +149,22 @@ mod tests {
             pos = pos.play(&moves[(i * 5 + 2) % moves.len()]);
         }
         let mut calls = 0;
-        let report = compare(&net, walk.into_iter(), 50, 0.05, |_| calls += 1).unwrap();
+        let report = compare(
+            &net,
+            walk.clone().into_iter(),
+            50,
+            0.05,
+            Arithmetic::F32,
+            |_| calls += 1,
+        )
+        .unwrap();
         assert_eq!(report.positions, 50);
         assert!(report.children > 50 * 10);
         assert_eq!(report.over_tolerance, 0, "{}", report.line());
         assert!(report.incremental.diff_cp <= 0.05 && report.scratch.diff_cp <= 0.05);
-        assert!(report.line().starts_with("agreement positions=50 "));
+        assert!(report
+            .line()
+            .starts_with("agreement native=fp32 positions=50 "));
+        assert!(report.mean_diff_cp() < 0.01);
     }
 }

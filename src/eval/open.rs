@@ -1,6 +1,7 @@
 //! From an `EvalFile` value to a running evaluator, in one place: the built-in names, the
 //! file's family, the backend and the loading (the route is in the `eval` module's note).
 
+use super::native::{kernels::Simd, Arithmetic};
 use super::{
     Backend, Evaluator, FakeEvaluator, MaterialEvaluator, NativeEvaluator, NetEvaluatorConfig,
     Precision, RbfEvaluator,
@@ -144,14 +145,26 @@ fn start_net(
     if (config.backend == Backend::Auto || only_native) && net.meta.arch.mlp().is_none() {
         backend = Backend::Torch;
     }
-    match backend {
-        Backend::Native if config.precision != Precision::Fp32 => Err(format!(
-            "Precision {} needs the torch backend on a CUDA device; the native backend runs \
-             fp32",
-            config.precision
+    match (backend, config.precision) {
+        (Backend::Native, p) if p.is_half() => Err(format!(
+            "Precision {p} needs the torch backend on a CUDA device; the native backend runs \
+             int8 or fp32"
         )),
-        Backend::Native => Ok(Arc::new(
-            NativeEvaluator::from_net(&net, origin).map_err(fail)?,
+        (Backend::Native, precision) => {
+            let simd = Simd::detect();
+            let native = match precision {
+                Precision::Fp32 => NativeEvaluator::with(&net, origin, simd, Arithmetic::F32),
+                Precision::Int8 => NativeEvaluator::with(&net, origin, simd, Arithmetic::Int8),
+                // The fastest that covers the net: int8, else the f32 reference.
+                _ => NativeEvaluator::with(&net, origin, simd, Arithmetic::Int8)
+                    .or_else(|_| NativeEvaluator::with(&net, origin, simd, Arithmetic::F32)),
+            };
+            Ok(Arc::new(native.map_err(fail)?))
+        }
+        (_, Precision::Int8) => Err(format!(
+            "Precision int8 runs on the native backend; the {} net of '{origin}' runs on \
+             libtorch: use Precision auto or fp32",
+            net.meta.arch.family_name()
         )),
         _ => start_torch(net, origin, device, config),
     }

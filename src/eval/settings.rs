@@ -30,7 +30,7 @@ impl Default for NetEvaluatorConfig {
             max_batch: 1024,
             torch_threads: 0,
             encoder: Encoder::Auto,
-            precision: Precision::Fp32,
+            precision: Precision::Auto,
         }
     }
 }
@@ -72,12 +72,24 @@ impl std::fmt::Display for Encoder {
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Precision {
+    /// Each backend's fastest that holds its error bound: int8 on the native backend (for
+    /// the nets it covers, else fp32), fp32 on libtorch.
     #[default]
+    Auto,
     Fp32,
     /// CUDA only.
     Fp16,
     /// CUDA only.
     Bf16,
+    /// The native backend only: i16 accumulators and an int8 hidden layer.
+    Int8,
+}
+
+impl Precision {
+    /// The half precisions, which need CUDA.
+    pub fn is_half(self) -> bool {
+        matches!(self, Precision::Fp16 | Precision::Bf16)
+    }
 }
 
 impl FromStr for Precision {
@@ -85,11 +97,13 @@ impl FromStr for Precision {
 
     fn from_str(text: &str) -> Result<Self, String> {
         match text.trim().to_ascii_lowercase().as_str() {
+            "auto" => Ok(Precision::Auto),
             "fp32" => Ok(Precision::Fp32),
             "fp16" => Ok(Precision::Fp16),
             "bf16" => Ok(Precision::Bf16),
+            "int8" => Ok(Precision::Int8),
             _ => Err(format!(
-                "unknown precision '{}'; use fp32, fp16 or bf16",
+                "unknown precision '{}'; use auto, fp32, int8 (native), fp16 or bf16 (CUDA)",
                 text.trim()
             )),
         }
@@ -99,9 +113,11 @@ impl FromStr for Precision {
 impl std::fmt::Display for Precision {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {
+            Precision::Auto => "auto",
             Precision::Fp32 => "fp32",
             Precision::Fp16 => "fp16",
             Precision::Bf16 => "bf16",
+            Precision::Int8 => "int8",
         })
     }
 }

@@ -26,8 +26,8 @@ pub struct WdlModel {
 
 /// Fitted by `cerise datagen wdl` (see the module comment).
 pub const MODEL: WdlModel = WdlModel {
-    a: [3.6502, -4.3244, -0.3511, 1.7420],
-    b: [2.6119, -2.0803, -0.5811, 2.0379],
+    a: [3.1298, -3.2729, -0.3191, 1.2290],
+    b: [1.7609, -0.3424, -0.0238, 0.7938],
 };
 
 /// Material counts below and above this are treated as these (Stockfish's clamp).

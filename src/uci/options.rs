@@ -42,7 +42,7 @@ mod tests {
                 "option name Device type combo default auto var auto var cpu var cuda",
                 "option name Ponder type check default false",
                 "option name MaxBatch type spin default 1024 min 1 max 65536",
-                "option name Precision type combo default fp32 var fp32 var fp16 var bf16",
+                "option name Precision type combo default auto var auto var fp32 var int8 var fp16 var bf16",
                 "option name Encoder type combo default auto var auto var dense var sparse",
                 "option name Backend type combo default auto var auto var native var torch",
                 "option name Policy type string default <empty>",

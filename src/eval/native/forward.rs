@@ -50,12 +50,43 @@ impl Accumulator {
     }
 }
 
+/// What the accumulator stack and the two entry points need of a net: its accumulators, how
+/// to build and update them, and how to score them. The f32 net ([`NativeNet`]) and the
+/// int8 one (`quant::QuantNet`) each implement it; the stack is written once.
+pub trait Pass {
+    type Acc: Clone + std::fmt::Debug + Default;
+    fn new_acc(&self) -> Self::Acc;
+    /// Widest layer, for the scratch buffers.
+    fn widest(&self) -> usize;
+    /// Incremental updates in a row before a refresh (see [`MAX_CHAIN`]).
+    fn max_chain(&self) -> u32;
+    /// Whether a child's `swp` view is needed to score it (not for a plain net).
+    fn scores_both_views(&self) -> bool;
+    fn refresh(&self, board: &CompactBoard, acc: &mut Self::Acc);
+    fn update(
+        &self,
+        parent: &Self::Acc,
+        added: &[usize],
+        removed: &[usize],
+        child: &mut Self::Acc,
+        both: bool,
+    );
+    /// The score for the side to move, in centipawns, with the kernels of instruction set
+    /// `K` (see [`run`]).
+    fn score<const K: u8>(&self, acc: &Self::Acc, bufs: &mut Buffers) -> f32;
+}
+
+/// Instruction sets, as the `K` parameter of the compiled copies of the forward pass.
+pub const BASELINE: u8 = 0;
+pub const AVX2: u8 = 1;
+pub const AVX512: u8 = 2;
+
 /// The accumulators of a recent parent, and how many incremental updates they are from a
-/// refresh (each update adds a little float rounding; [`MAX_CHAIN`] bounds it).
+/// refresh (each f32 update adds a little rounding; [`MAX_CHAIN`] bounds it).
 #[derive(Clone, Debug)]
-struct Entry {
+struct Entry<A> {
     board: CompactBoard,
-    acc: Accumulator,
+    acc: A,
     chain: u32,
 }
 
@@ -72,18 +103,18 @@ const MAX_ANCESTORS: usize = 128;
 /// the next parent is usually a child of one of them (or one of them again), and its
 /// accumulators are then an update away instead of a refresh of every piece.
 #[derive(Debug, Default)]
-pub struct Scratch {
+pub struct Scratch<A> {
     /// The evaluator whose net the stack holds: one thread may use several nets.
     owner: u64,
-    stack: Vec<Entry>,
+    stack: Vec<Entry<A>>,
     depth: usize,
-    child: Accumulator,
+    child: A,
     bufs: Buffers,
     added: Vec<usize>,
     removed: Vec<usize>,
 }
 
-impl Scratch {
+impl<A: Clone + std::fmt::Debug + Default> Scratch<A> {
     /// Empties the accumulator stack if it holds `owner`'s net.
     pub fn forget(&mut self, owner: u64) {
         if self.owner == owner {
@@ -91,22 +122,26 @@ impl Scratch {
         }
     }
 
-    fn fit(&mut self, net: &NativeNet, owner: u64) {
+    fn fit<N: Pass<Acc = A>>(&mut self, net: &N, owner: u64) {
         if self.owner != owner {
             self.owner = owner;
             self.stack = (0..MAX_ANCESTORS)
                 .map(|_| Entry {
                     board: CompactBoard([0; 64]),
-                    acc: Accumulator::new(net),
+                    acc: net.new_acc(),
                     chain: 0,
                 })
                 .collect();
             self.depth = 0;
-            self.child = Accumulator::new(net);
+            self.child = net.new_acc();
+            let widest = net.widest();
             self.bufs = Buffers {
-                a: vec![0.0; net.widest],
-                b: vec![0.0; net.widest],
-                odd: vec![0.0; net.widest],
+                a: vec![0.0; widest],
+                b: vec![0.0; widest],
+                odd: vec![0.0; widest],
+                act: vec![0; widest.next_multiple_of(64)],
+                sums: vec![0; widest.next_multiple_of(64)],
+                deq: vec![0.0; widest],
             };
         }
     }
@@ -114,7 +149,7 @@ impl Scratch {
     /// Makes the top of the stack hold `parent`'s accumulators, from an ancestor if one is
     /// close, else by a refresh.
     #[inline(always)]
-    fn push_parent(&mut self, net: &NativeNet, parent: &CompactBoard) {
+    fn push_parent<N: Pass<Acc = A>>(&mut self, net: &N, parent: &CompactBoard) {
         let seen_from_above = swap_view(parent);
         for k in (0..self.depth).rev() {
             let board = &self.stack[k].board;
@@ -124,19 +159,12 @@ impl Scratch {
             }
             if differing_words(board, &seen_from_above) <= 4
                 && diff(board, parent, &mut self.added, &mut self.removed)
-                && self.stack[k].chain < MAX_CHAIN
+                && self.stack[k].chain < net.max_chain()
                 && k + 1 < MAX_ANCESTORS
             {
                 let (below, above) = self.stack.split_at_mut(k + 1);
                 let (from, to) = (&below[k], &mut above[0]);
-                update(
-                    net,
-                    &from.acc,
-                    &self.added,
-                    &self.removed,
-                    &mut to.acc,
-                    true,
-                );
+                net.update(&from.acc, &self.added, &self.removed, &mut to.acc, true);
                 to.board = *parent;
                 to.chain = from.chain + 1;
                 self.depth = k + 2;
@@ -144,19 +172,24 @@ impl Scratch {
             }
         }
         let top = &mut self.stack[0];
-        refresh(net, parent, &mut top.acc);
+        net.refresh(parent, &mut top.acc);
         top.board = *parent;
         top.chain = 0;
         self.depth = 1;
     }
 }
 
-/// Layer outputs, and the odd-input sums of [`relu_layer_pairs`].
+/// Layer outputs, and the odd-input sums of [`relu_layer_pairs`]; for the int8 path, the
+/// activations and the i32 sums.
 #[derive(Debug, Default)]
-struct Buffers {
-    a: Vec<f32>,
-    b: Vec<f32>,
-    odd: Vec<f32>,
+pub struct Buffers {
+    pub a: Vec<f32>,
+    pub b: Vec<f32>,
+    pub odd: Vec<f32>,
+    pub act: Vec<u8>,
+    pub sums: Vec<i32>,
+    /// The int8 layer's outputs back in f32.
+    pub deq: Vec<f32>,
 }
 
 /// The board with the other side to move: what a child looks like from its parent's side.
@@ -229,6 +262,45 @@ fn diff(
     added.len() + removed.len() <= MAX_DELTA
 }
 
+/// [`diff`] with the parent also given as its child sees it (`seen` = `swap_view(parent)`,
+/// computed once per parent): ranks are compared as 8-byte words, and only the ranks
+/// that differ (two or three for most moves) are gone through square by square. The
+/// features come in [`diff`]'s order, so f32 sums keep their bits.
+#[inline(always)]
+fn diff_seen(
+    parent: &CompactBoard,
+    seen: &CompactBoard,
+    child: &CompactBoard,
+    added: &mut Vec<usize>,
+    removed: &mut Vec<usize>,
+) -> bool {
+    added.clear();
+    removed.clear();
+    // Parent rank r is the child's rank 7 − r; files run the same way.
+    for rank in 0..8 {
+        let c = 8 * (7 - rank);
+        let x = u64::from_ne_bytes(seen.0[c..c + 8].try_into().expect("8 bytes"));
+        let y = u64::from_ne_bytes(child.0[c..c + 8].try_into().expect("8 bytes"));
+        if x == y {
+            continue;
+        }
+        for file in 0..8 {
+            let sq = 8 * rank + file;
+            let was = parent.0[sq];
+            let now = SWAP_CODE[child.0[sq ^ 56] as usize];
+            if was != now {
+                if was != 0 {
+                    removed.push((was as usize - 1) * 64 + sq);
+                }
+                if now != 0 {
+                    added.push((now as usize - 1) * 64 + sq);
+                }
+            }
+        }
+    }
+    added.len() + removed.len() <= MAX_DELTA
+}
+
 /// `child` = the accumulators of a child from its parent's (see the module comment).
 /// `both`: update `swp` too. A plain net scores a child from `own` alone, but a parent on
 /// the accumulator stack needs `swp` for its own children.
@@ -273,11 +345,11 @@ fn update(
 
 /// `out` = the pre-activations of `layer` on `max(input, 0)`; `odd` is scratch.
 #[inline(always)]
-fn relu_layer<const AVX2: bool>(layer: &Layer, input: &[f32], out: &mut [f32], odd: &mut [f32]) {
+fn relu_layer<const K: u8>(layer: &Layer, input: &[f32], out: &mut [f32], odd: &mut [f32]) {
     let (cols, bias, n) = (&layer.columns[..], &layer.bias[..], layer.outputs);
     #[cfg(target_arch = "x86_64")]
-    if AVX2 && n.is_multiple_of(8) && !layer.skip_zeros {
-        // SAFETY: AVX2 is true only inside `run_avx2`, whose caller checked the CPU; `Layer`
+    if K >= AVX2 && n.is_multiple_of(8) && !layer.skip_zeros {
+        // SAFETY: K ≥ AVX2 only inside `run_avx2`/`run_avx512`, whose callers checked the CPU; `Layer`
         // holds `inputs` columns of `outputs` floats, and `out` is `outputs` long.
         unsafe { super::kernels::relu_layer_avx2(input, cols, n, bias, out) };
         return;
@@ -293,20 +365,33 @@ fn relu_layer<const AVX2: bool>(layer: &Layer, input: &[f32], out: &mut [f32], o
 
 /// The layers above the first, on one view's first-layer pre-activations.
 #[inline(always)]
-fn mlp_above<const AVX2: bool>(
+fn mlp_above<const K: u8>(
     net: &NativeNet,
     first: &[f32],
     a: &mut [f32],
     b: &mut [f32],
     odd: &mut [f32],
 ) -> f32 {
-    let Some((last, middle)) = net.upper.split_last() else {
+    layers_above::<K>(&net.upper, first, a, b, odd)
+}
+
+/// `layers` (the last with one output) on pre-activations `first`, each layer's input through
+/// a ReLU; the f32 tail of the int8 path too.
+#[inline(always)]
+pub fn layers_above<const K: u8>(
+    layers: &[Layer],
+    first: &[f32],
+    a: &mut [f32],
+    b: &mut [f32],
+    odd: &mut [f32],
+) -> f32 {
+    let Some((last, middle)) = layers.split_last() else {
         return first[0]; // a single linear layer: no ReLU, one output
     };
     let mut input: &[f32] = first;
     let (mut buf, mut spare) = (a, b);
     for layer in middle {
-        relu_layer::<AVX2>(layer, input, &mut buf[..layer.outputs], odd);
+        relu_layer::<K>(layer, input, &mut buf[..layer.outputs], odd);
         std::mem::swap(&mut buf, &mut spare);
         input = &spare[..layer.outputs];
     }
@@ -335,66 +420,108 @@ fn perspective_head(net: &NativeNet, acc: &Accumulator) -> f32 {
 
 /// The score for the side to move of the board whose accumulators are `acc`.
 #[inline(always)]
-fn score<const AVX2: bool>(net: &NativeNet, acc: &Accumulator, s: &mut Buffers) -> f32 {
+fn score<const K: u8>(net: &NativeNet, acc: &Accumulator, s: &mut Buffers) -> f32 {
     let (a, b, odd) = (&mut s.a[..], &mut s.b[..], &mut s.odd[..]);
     let f = match net.form {
         Form::Perspective => -perspective_head(net, acc),
-        Form::Plain => mlp_above::<AVX2>(net, &acc.own, a, b, odd),
+        Form::Plain => mlp_above::<K>(net, &acc.own, a, b, odd),
         Form::Antisym => {
-            let own = mlp_above::<AVX2>(net, &acc.own, a, b, odd) + acc.psqt_own;
-            let swp = mlp_above::<AVX2>(net, &acc.swp, a, b, odd) + acc.psqt_swp;
+            let own = mlp_above::<K>(net, &acc.own, a, b, odd) + acc.psqt_own;
+            let swp = mlp_above::<K>(net, &acc.swp, a, b, odd) + acc.psqt_swp;
             own - swp
         }
     };
     -f * net.cp_per_unit
 }
 
+impl Pass for NativeNet {
+    type Acc = Accumulator;
+
+    fn new_acc(&self) -> Accumulator {
+        Accumulator::new(self)
+    }
+
+    fn widest(&self) -> usize {
+        self.widest
+    }
+
+    fn max_chain(&self) -> u32 {
+        MAX_CHAIN
+    }
+
+    fn scores_both_views(&self) -> bool {
+        self.form != Form::Plain
+    }
+
+    #[inline(always)]
+    fn refresh(&self, board: &CompactBoard, acc: &mut Accumulator) {
+        refresh(self, board, acc)
+    }
+
+    #[inline(always)]
+    fn update(
+        &self,
+        parent: &Accumulator,
+        added: &[usize],
+        removed: &[usize],
+        child: &mut Accumulator,
+        both: bool,
+    ) {
+        update(self, parent, added, removed, child, both)
+    }
+
+    #[inline(always)]
+    fn score<const K: u8>(&self, acc: &Accumulator, bufs: &mut Buffers) -> f32 {
+        score::<K>(self, acc, bufs)
+    }
+}
+
 /// Scores unrelated boards, each from scratch.
 #[inline(always)]
-pub fn boards<const AVX2: bool>(
-    net: &NativeNet,
+pub fn boards<N: Pass, const K: u8>(
+    net: &N,
     boards: &[CompactBoard],
     out: &mut Vec<f32>,
-    s: &mut Scratch,
+    s: &mut Scratch<N::Acc>,
 ) {
     out.clear();
     for board in boards {
-        refresh(net, board, &mut s.child);
-        out.push(score::<AVX2>(net, &s.child, &mut s.bufs));
+        net.refresh(board, &mut s.child);
+        out.push(net.score::<K>(&s.child, &mut s.bufs));
     }
 }
 
 /// Scores the children of `parent`, each updated from the parent's accumulators.
 #[inline(always)]
-pub fn children<const AVX2: bool>(
-    net: &NativeNet,
+pub fn children<N: Pass, const K: u8>(
+    net: &N,
     parent: &CompactBoard,
     children: &[CompactBoard],
     out: &mut Vec<f32>,
-    s: &mut Scratch,
+    s: &mut Scratch<N::Acc>,
 ) {
     out.clear();
     s.push_parent(net, parent);
     let top = s.depth - 1;
-    let both = net.form != Form::Plain;
+    let both = net.scores_both_views();
+    let seen_from_child = swap_view(parent);
     for child in children {
-        if diff(parent, child, &mut s.added, &mut s.removed) {
-            update(
-                net,
-                &s.stack[top].acc,
-                &s.added,
-                &s.removed,
-                &mut s.child,
-                both,
-            );
+        if diff_seen(
+            parent,
+            &seen_from_child,
+            child,
+            &mut s.added,
+            &mut s.removed,
+        ) {
+            net.update(&s.stack[top].acc, &s.added, &s.removed, &mut s.child, both);
         } else {
-            refresh(net, child, &mut s.child);
+            net.refresh(child, &mut s.child);
         }
-        out.push(score::<AVX2>(net, &s.child, &mut s.bufs));
+        out.push(net.score::<K>(&s.child, &mut s.bufs));
     }
 }
 
-/// What one call computes; the two entry points below compile it for two instruction sets.
+/// What one call computes; the entry points below compile it for each instruction set.
 pub struct Job<'a> {
     /// Which evaluator asks (see [`Scratch`]'s `owner`); never 0.
     pub owner: u64,
@@ -407,22 +534,30 @@ pub enum Work<'a> {
 }
 
 #[inline(always)]
-fn run<const AVX2: bool>(net: &NativeNet, job: Job, out: &mut Vec<f32>, s: &mut Scratch) {
+fn run<N: Pass, const K: u8>(net: &N, job: Job, out: &mut Vec<f32>, s: &mut Scratch<N::Acc>) {
     s.fit(net, job.owner);
     match job.work {
-        Work::Boards(b) => boards::<AVX2>(net, b, out, s),
-        Work::Children(p, c) => children::<AVX2>(net, p, c, out, s),
+        Work::Boards(b) => boards::<N, K>(net, b, out, s),
+        Work::Children(p, c) => children::<N, K>(net, p, c, out, s),
     }
 }
 
 /// # Safety
-/// The CPU must support AVX2 (`Simd::detect` said `Avx2`).
+/// The CPU must support AVX-512 F, BW and VNNI (`Simd::detect` said `Avx512`).
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-pub unsafe fn run_avx2(net: &NativeNet, job: Job, out: &mut Vec<f32>, s: &mut Scratch) {
-    run::<true>(net, job, out, s)
+#[target_feature(enable = "avx2,avx512f,avx512bw,avx512vnni")]
+pub unsafe fn run_avx512<N: Pass>(net: &N, job: Job, out: &mut Vec<f32>, s: &mut Scratch<N::Acc>) {
+    run::<N, AVX512>(net, job, out, s)
 }
 
-pub fn run_baseline(net: &NativeNet, job: Job, out: &mut Vec<f32>, s: &mut Scratch) {
-    run::<false>(net, job, out, s)
+/// # Safety
+/// The CPU must support AVX2 (`Simd::detect` said `Avx2` or `Avx512`).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+pub unsafe fn run_avx2<N: Pass>(net: &N, job: Job, out: &mut Vec<f32>, s: &mut Scratch<N::Acc>) {
+    run::<N, AVX2>(net, job, out, s)
+}
+
+pub fn run_baseline<N: Pass>(net: &N, job: Job, out: &mut Vec<f32>, s: &mut Scratch<N::Acc>) {
+    run::<N, BASELINE>(net, job, out, s)
 }

@@ -16,6 +16,9 @@
 /// The instruction set the native backend runs with, detected once at load.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Simd {
+    /// 512-bit vectors with VNNI's u8 × i8 dot products (x86-64 AVX-512 F, BW and VNNI);
+    /// the int8 path uses them, the f32 path runs its AVX2 code.
+    Avx512,
     /// 256-bit vectors (x86-64 AVX2).
     Avx2,
     /// Whatever the baseline target has (SSE2 on x86-64, NEON on aarch64).
@@ -28,14 +31,43 @@ impl Simd {
         #[cfg(target_arch = "x86_64")]
         {
             if std::arch::is_x86_feature_detected!("avx2") {
+                if std::arch::is_x86_feature_detected!("avx512f")
+                    && std::arch::is_x86_feature_detected!("avx512bw")
+                    && std::arch::is_x86_feature_detected!("avx512vnni")
+                {
+                    return Simd::Avx512;
+                }
                 return Simd::Avx2;
             }
         }
         Simd::Baseline
     }
 
+    /// The sets this CPU can run, best first: a set may be chosen below the best one (to
+    /// compare them, or to check that they give the same bits).
+    pub fn available() -> Vec<Simd> {
+        [Simd::Avx512, Simd::Avx2, Simd::Baseline]
+            .into_iter()
+            .filter(|&s| Simd::detect().runs(s))
+            .collect()
+    }
+
+    /// Whether a CPU whose best set is `self` runs `other` too.
+    pub fn runs(self, other: Simd) -> bool {
+        other.rank() <= self.rank()
+    }
+
+    fn rank(self) -> u8 {
+        match self {
+            Simd::Baseline => 0,
+            Simd::Avx2 => 1,
+            Simd::Avx512 => 2,
+        }
+    }
+
     pub fn name(self) -> &'static str {
         match self {
+            Simd::Avx512 => "avx512-vnni",
             Simd::Avx2 => "avx2",
             Simd::Baseline => "baseline",
         }
@@ -352,7 +384,7 @@ mod tests {
             }
             assert_eq!(fixed, want, "fixed {inputs}x{outputs}: not the same bits");
             #[cfg(target_arch = "x86_64")]
-            if Simd::detect() == Simd::Avx2 {
+            if Simd::detect() != Simd::Baseline {
                 let mut got = vec![0f32; outputs];
                 // SAFETY: AVX2 detected just above; the shapes match.
                 unsafe { relu_layer_avx2(&input, &columns, outputs, &bias, &mut got) };
@@ -364,16 +396,23 @@ mod tests {
     #[test]
     fn detection_follows_the_cpu_and_names_the_set() {
         #[cfg(target_arch = "x86_64")]
-        let has_avx2 = std::arch::is_x86_feature_detected!("avx2");
+        let (avx2, avx512) = (
+            std::arch::is_x86_feature_detected!("avx2"),
+            std::arch::is_x86_feature_detected!("avx512f")
+                && std::arch::is_x86_feature_detected!("avx512bw")
+                && std::arch::is_x86_feature_detected!("avx512vnni"),
+        );
         #[cfg(not(target_arch = "x86_64"))]
-        let has_avx2 = false;
-        let (want, name) = if has_avx2 {
-            (Simd::Avx2, "avx2")
-        } else {
-            (Simd::Baseline, "baseline")
+        let (avx2, avx512) = (false, false);
+        let (want, name) = match (avx2, avx512) {
+            (true, true) => (Simd::Avx512, "avx512-vnni"),
+            (true, false) => (Simd::Avx2, "avx2"),
+            _ => (Simd::Baseline, "baseline"),
         };
         assert_eq!(Simd::detect(), want);
         assert_eq!(Simd::detect().name(), name);
-        assert_ne!(Simd::Avx2.name(), Simd::Baseline.name());
+        assert_eq!(Simd::available()[0], want);
+        assert_eq!(*Simd::available().last().unwrap(), Simd::Baseline);
+        assert!(Simd::Avx512.runs(Simd::Avx2) && !Simd::Avx2.runs(Simd::Avx512));
     }
 }

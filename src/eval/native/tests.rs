@@ -37,6 +37,7 @@ fn shipped(name: &str) -> NetFile {
 /// Every shipped MLP net in nets/: both forms, three widths.
 fn shipped_nets() -> Vec<(&'static str, NetFile)> {
     [
+        "cerise-narrow-as-f532d5f2c62e",
         "cerise-narrow-as-4d5eebc5ebf8",
         "cerise-small-as-d95ae74c41f6",
         "cerise-mid-as-c8f40c84a8a6",
@@ -98,12 +99,9 @@ fn assert_close(what: &str, native: &[f32], reference: &[f32]) {
     }
 }
 
+/// Every instruction set this CPU runs, the baseline included.
 fn simds() -> Vec<Simd> {
-    let mut v = vec![Simd::Baseline];
-    if Simd::detect() != Simd::Baseline {
-        v.push(Simd::detect());
-    }
-    v
+    Simd::available()
 }
 
 #[test]
@@ -280,6 +278,7 @@ fn a_long_search_like_sequence_stays_within_tolerance() {
 /// baseline code is checked on a CPU without AVX2 too, and each set against the other
 /// where a CPU has both.
 const RECORDED_BITS: &[(&str, u64)] = &[
+    ("cerise-narrow-as-f532d5f2c62e", 0x6331_c88e_24a6_5559),
     ("cerise-narrow-as-4d5eebc5ebf8", 0xb8b2_aa01_47a4_fa68),
     ("cerise-small-as-d95ae74c41f6", 0xddda_9e63_1bd3_cb77),
     ("cerise-mid-as-c8f40c84a8a6", 0xc8f0_6c40_ab45_a65d),
@@ -318,4 +317,118 @@ fn the_baseline_and_every_present_instruction_set_give_the_recorded_bits() {
         "not the recorded bits:\n{}",
         wrong.join("\n")
     );
+}
+
+// --- The int8 path (see `quant`) ------------------------------------------------------------
+
+fn int8(file: &NetFile, name: &str, simd: Simd) -> NativeEvaluator {
+    NativeEvaluator::with(file, name, simd, super::Arithmetic::Int8).expect("int8 covers the net")
+}
+
+/// The int8 path's error against the f32 reference on the tests' boards (every kind of
+/// move, a search-like sequence); `cerise net compare --precision int8` measures it on game
+/// positions (bench/README.md).
+const INT8_MAX_CP: f32 = 40.0;
+const INT8_MEAN_CP: f64 = 6.0;
+
+#[test]
+fn int8_stays_within_its_bound_of_the_f32_reference_on_every_shipped_net() {
+    let calls = search_like_calls();
+    for (name, file) in shipped_nets() {
+        let reference = NativeEvaluator::from_net(&file, name).unwrap();
+        let quant = int8(&file, name, Simd::detect());
+        let (mut want, mut got) = (vec![], vec![]);
+        let (mut worst, mut sum, mut n) = (0f32, 0f64, 0u64);
+        for (parent, kids) in &calls {
+            reference.evaluate(kids, &mut want).unwrap();
+            quant.evaluate_children(parent, kids, &mut got).unwrap();
+            for (g, w) in got.iter().zip(&want) {
+                let d = (g - w).abs();
+                worst = worst.max(d);
+                sum += f64::from(d);
+                n += 1;
+            }
+        }
+        let mean = sum / n as f64;
+        eprintln!("{name}: int8 against f32, max {worst:.2} cp, mean {mean:.3} cp over {n} scores");
+        assert!(
+            worst <= INT8_MAX_CP && mean <= INT8_MEAN_CP,
+            "{name}: int8 against f32, max {worst:.2} cp, mean {mean:.3} cp over {n} scores"
+        );
+    }
+}
+
+/// Integer updates are exact: a child updated from its parent (down a long chain) gets the
+/// bits of the same child built from scratch, on every instruction set.
+#[test]
+fn int8_incremental_scores_equal_scores_from_scratch_bit_for_bit() {
+    let calls = search_like_calls();
+    let file = shipped("cerise-narrow-as-4d5eebc5ebf8");
+    for simd in simds() {
+        let quant = int8(&file, "narrow", simd);
+        let (mut scratch, mut incremental) = (vec![], vec![]);
+        for (i, (parent, kids)) in calls.iter().enumerate() {
+            quant.evaluate(kids, &mut scratch).unwrap();
+            quant
+                .evaluate_children(parent, kids, &mut incremental)
+                .unwrap();
+            assert_eq!(scratch, incremental, "{simd:?} call {i}");
+        }
+    }
+}
+
+/// FNV-1a of every int8 score on [`search_like_calls`], as [`RECORDED_BITS`] for f32.
+const RECORDED_INT8_BITS: &[(&str, u64)] = &[
+    ("cerise-narrow-as-f532d5f2c62e", 0xaaaa_8c9f_e615_5b31),
+    ("cerise-narrow-as-4d5eebc5ebf8", 0x9388_f52e_ca39_8d88),
+    ("cerise-small-as-d95ae74c41f6", 0xfef4_ef6d_5fc4_4dcc),
+    ("cerise-mid-as-c8f40c84a8a6", 0x85be_0e28_e240_6c3d),
+    ("cerise-small-8ed4031111e2", 0xe058_3336_12b4_b136),
+    ("cerise-small-ef2577c6bef3", 0xfd2c_40cb_6035_5102),
+];
+
+#[test]
+fn every_int8_kernel_gives_the_recorded_bits() {
+    let calls = search_like_calls();
+    let mut wrong = Vec::new();
+    let recorded: std::collections::BTreeMap<&str, u64> =
+        RECORDED_INT8_BITS.iter().copied().collect();
+    for (name, file) in shipped_nets() {
+        for simd in simds() {
+            let quant = int8(&file, name, simd);
+            let mut hash = 0xcbf2_9ce4_8422_2325u64;
+            let mut out = vec![];
+            for (parent, kids) in &calls {
+                quant.evaluate_children(parent, kids, &mut out).unwrap();
+                for score in &out {
+                    for byte in score.to_bits().to_le_bytes() {
+                        hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
+                    }
+                }
+            }
+            if recorded.get(name) != Some(&hash) {
+                wrong.push(format!("(\"{name}\", {hash:#018x}) from {simd:?}"));
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "not the recorded bits:\n{}",
+        wrong.join("\n")
+    );
+}
+
+#[test]
+fn int8_names_its_arithmetic_and_kernels_and_refuses_what_it_cannot_run() {
+    let file = shipped("cerise-narrow-as-4d5eebc5ebf8");
+    let quant = int8(&file, "n", Simd::detect());
+    assert_eq!(quant.arithmetic(), super::Arithmetic::Int8);
+    let name = quant.info().name;
+    assert!(
+        name.contains("native int8") && name.contains(Simd::detect().name()),
+        "{name}"
+    );
+    assert!(quant.quantisation().unwrap().contains("i16 accumulators"));
+    let f32_name = NativeEvaluator::from_net(&file, "n").unwrap().info().name;
+    assert!(f32_name.contains("native f32"), "{f32_name}");
 }

@@ -130,8 +130,18 @@ impl NetEvaluator {
         net: NetFile,
         origin: &str,
         device: DeviceChoice,
-        config: NetEvaluatorConfig,
+        mut config: NetEvaluatorConfig,
     ) -> Result<Self, NetError> {
+        if config.precision == Precision::Int8 {
+            return Err(NetError::BadConfig(
+                "Precision int8 runs on the native backend only; use auto or fp32 with libtorch"
+                    .to_string(),
+            ));
+        }
+        // libtorch's fastest that holds its bound is fp32.
+        if config.precision == Precision::Auto {
+            config.precision = Precision::Fp32;
+        }
         if config.max_batch == 0 || config.max_batch > MAX_BATCH_LIMIT {
             return Err(NetError::BadConfig(format!(
                 "max_batch must be between 1 and {MAX_BATCH_LIMIT}, got {}",

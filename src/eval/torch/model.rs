@@ -19,7 +19,8 @@ const MAX_FEATURES: usize = 64;
 impl Precision {
     pub fn kind(self) -> Kind {
         match self {
-            Precision::Fp32 => Kind::Float,
+            // Int8 is the native backend's; the opener refuses it before libtorch is asked.
+            Precision::Auto | Precision::Fp32 | Precision::Int8 => Kind::Float,
             Precision::Fp16 => Kind::Half,
             Precision::Bf16 => Kind::BFloat16,
         }
@@ -28,7 +29,7 @@ impl Precision {
     /// Half precisions are refused on the CPU: libtorch's CPU half kernels are slow or
     /// missing, and fp32 is exact enough there.
     pub fn check_device(self, device: Device) -> Result<(), NetError> {
-        if self != Precision::Fp32 && !device.is_cuda() {
+        if self.is_half() && !device.is_cuda() {
             return Err(NetError::BadConfig(format!(
                 "precision {self} needs a CUDA device; use fp32 on the CPU"
             )));
@@ -109,7 +110,7 @@ impl Model {
         let mut vs = VarStore::new(device);
         let module = NetModule::zeroed(&vs.root(), &arch);
         net.copy_into(&vs)?;
-        if precision != Precision::Fp32 {
+        if precision.is_half() {
             vs.set_kind(precision.kind());
         }
         let rows = max_batch as i64;

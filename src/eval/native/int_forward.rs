@@ -1,0 +1,212 @@
+//! The int8 forward pass (see `quant` for what is integer and why): the same accumulators
+//! and views as `forward`'s module comment describes, in i16, and the same stack.
+
+use super::forward::{layers_above, Buffers, Pass, AVX2, AVX512};
+use super::int_kernels::{
+    activate, add_i16, copy_add_sub2_i16, copy_add_sub_i16, layer_portable, sub_i16,
+};
+use super::quant::{Body, QuantNet, HEAD_SCALE, PSQT_SCALE};
+use crate::chess::CompactBoard;
+use crate::net::Form;
+
+/// The i16 accumulators of one board, and the integer piece-square sums.
+#[derive(Clone, Debug, Default)]
+pub struct IntAccumulator {
+    pub own: Vec<i16>,
+    pub swp: Vec<i16>,
+    pub psqt_own: i32,
+    pub psqt_swp: i32,
+}
+
+/// Integer updates are exact: a chain of them equals a refresh, so none is ever forced.
+const NO_CHAIN_LIMIT: u32 = u32::MAX;
+
+impl QuantNet {
+    /// One view's value through the int8 layer and the f32 layers above it.
+    #[inline(always)]
+    fn mlp_view<const K: u8>(&self, acc: &[i16], s: &mut Buffers) -> f32 {
+        let Body::Mlp {
+            mid,
+            mid_outputs,
+            dequant,
+            tail,
+        } = &self.body
+        else {
+            unreachable!("mlp_view on a perspective net")
+        };
+        activate(acc, self.shift, &mut s.act);
+        let sums = &mut s.sums[..mid.outputs];
+        match K {
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: K is AVX512 only inside `run_avx512`, whose caller checked the CPU; the
+            // buffers are sized by `widest` rounded up to 64, past the padded layer.
+            AVX512 => unsafe { super::int_kernels::layer_avx512(mid, &s.act, sums) },
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: as above, inside `run_avx2`.
+            AVX2 => unsafe { super::int_kernels::layer_avx2(mid, &s.act, sums) },
+            _ => layer_portable(mid, &s.act, sums),
+        }
+        let n = *mid_outputs;
+        for (f, &v) in s.deq[..n].iter_mut().zip(&s.sums[..n]) {
+            *f = v as f32 * dequant;
+        }
+        let (a, b, odd) = (&mut s.a[..], &mut s.b[..], &mut s.odd[..]);
+        layers_above::<K>(tail, &s.deq[..n], a, b, odd)
+    }
+
+    /// Σ clamp(acc, 0, qa)² · w, exact in i64.
+    #[inline(always)]
+    fn screlu_dot(&self, acc: &[i16], weights: &[i32]) -> i64 {
+        let qa = self.qa as i64;
+        acc.iter()
+            .zip(weights)
+            .map(|(&x, &w)| {
+                let c = i64::from(x).clamp(0, qa);
+                c * c * i64::from(w)
+            })
+            .sum()
+    }
+}
+
+impl Pass for QuantNet {
+    type Acc = IntAccumulator;
+
+    fn new_acc(&self) -> IntAccumulator {
+        IntAccumulator {
+            own: vec![0; self.hidden],
+            swp: vec![0; self.hidden],
+            psqt_own: 0,
+            psqt_swp: 0,
+        }
+    }
+
+    fn widest(&self) -> usize {
+        self.widest
+    }
+
+    fn max_chain(&self) -> u32 {
+        NO_CHAIN_LIMIT
+    }
+
+    fn scores_both_views(&self) -> bool {
+        self.form != Form::Plain
+    }
+
+    #[inline(always)]
+    fn refresh(&self, board: &CompactBoard, acc: &mut IntAccumulator) {
+        acc.own.copy_from_slice(&self.first_bias);
+        acc.swp.copy_from_slice(&self.first_bias);
+        acc.psqt_own = 0;
+        acc.psqt_swp = 0;
+        for f in board.active_features() {
+            let s = self.swap[f] as usize;
+            add_i16(&mut acc.own, self.first_column(f));
+            add_i16(&mut acc.swp, self.first_column(s));
+            if let Some(psqt) = &self.psqt {
+                acc.psqt_own += psqt[f];
+                acc.psqt_swp += psqt[s];
+            }
+        }
+    }
+
+    /// As `forward::update`, in integers.
+    #[inline(always)]
+    fn update(
+        &self,
+        parent: &IntAccumulator,
+        added: &[usize],
+        removed: &[usize],
+        child: &mut IntAccumulator,
+        both: bool,
+    ) {
+        // A quiet move and a capture (nearly every child) in one pass each, without copying
+        // the parent first.
+        let col = |f: usize| self.first_column(f);
+        let sw = |f: usize| self.swap[f] as usize;
+        match (added, removed) {
+            (&[a], &[r]) => {
+                copy_add_sub_i16(&mut child.own, &parent.swp, col(sw(a)), col(sw(r)));
+                if both {
+                    copy_add_sub_i16(&mut child.swp, &parent.own, col(a), col(r));
+                }
+            }
+            (&[a], &[r1, r2]) => {
+                copy_add_sub2_i16(
+                    &mut child.own,
+                    &parent.swp,
+                    col(sw(a)),
+                    col(sw(r1)),
+                    col(sw(r2)),
+                );
+                if both {
+                    copy_add_sub2_i16(&mut child.swp, &parent.own, col(a), col(r1), col(r2));
+                }
+            }
+            _ => self.update_general(parent, added, removed, child, both),
+        }
+        child.psqt_own = parent.psqt_swp;
+        child.psqt_swp = parent.psqt_own;
+        if let Some(psqt) = &self.psqt {
+            for &g in added {
+                child.psqt_own += psqt[sw(g)];
+                child.psqt_swp += psqt[g];
+            }
+            for &g in removed {
+                child.psqt_own -= psqt[sw(g)];
+                child.psqt_swp -= psqt[g];
+            }
+        }
+    }
+
+    /// The score for the side to move: as `forward::score`, f being the output for the side
+    /// that just moved.
+    #[inline(always)]
+    fn score<const K: u8>(&self, acc: &IntAccumulator, s: &mut Buffers) -> f32 {
+        let f = match (&self.body, self.form) {
+            (Body::Perspective { weights, bias }, _) => {
+                let (w_own, w_swp) = weights.split_at(self.hidden);
+                let sum = self.screlu_dot(&acc.own, w_own) + self.screlu_dot(&acc.swp, w_swp);
+                let scale = f64::from(self.qa) * f64::from(self.qa) * f64::from(HEAD_SCALE);
+                -((sum as f64 / scale) as f32 + bias)
+            }
+            (Body::Mlp { .. }, Form::Plain) => self.mlp_view::<K>(&acc.own, s),
+            (Body::Mlp { .. }, _) => {
+                let own = self.mlp_view::<K>(&acc.own, s);
+                let swp = self.mlp_view::<K>(&acc.swp, s);
+                let psqt = (acc.psqt_own - acc.psqt_swp) as f32 * (1.0 / PSQT_SCALE);
+                (own - swp) + psqt
+            }
+        };
+        -f * self.cp_per_unit
+    }
+}
+
+impl QuantNet {
+    /// Any other update (castling, promotions, boards further apart), accumulators only.
+    #[inline(always)]
+    fn update_general(
+        &self,
+        parent: &IntAccumulator,
+        added: &[usize],
+        removed: &[usize],
+        child: &mut IntAccumulator,
+        both: bool,
+    ) {
+        child.own.copy_from_slice(&parent.swp);
+        if both {
+            child.swp.copy_from_slice(&parent.own);
+        }
+        for &g in added {
+            add_i16(&mut child.own, self.first_column(self.swap[g] as usize));
+            if both {
+                add_i16(&mut child.swp, self.first_column(g));
+            }
+        }
+        for &g in removed {
+            sub_i16(&mut child.own, self.first_column(self.swap[g] as usize));
+            if both {
+                sub_i16(&mut child.swp, self.first_column(g));
+            }
+        }
+    }
+}

@@ -1,0 +1,278 @@
+//! The int8 form of a native net, quantised at load from the same f32 `.safetensors` file
+//! (no second file format).
+//!
+//! WHAT IS INTEGER. For the MLP forms (plain and antisymmetric, at least one hidden layer
+//! above the first):
+//! - the first layer: i16 weights and accumulators at scale `qa` (a power of two), updated
+//!   incrementally with exact integer adds, so no chain of updates drifts from a refresh;
+//! - its ReLU: the accumulator, rounded and shifted right by `shift`, clamped to 0..=127 (u8);
+//! - the next layer: i8 weights at scale `qb`, i32 sums (see `int_kernels`);
+//! - the layers after that, and the piece-square term, from those exact integers in f32 (for
+//!   `narrow-as` that is one 32-wide dot product): cheap, and the same bits on every CPU,
+//!   since the f32 code is (see `kernels`).
+//!
+//! For the perspective form: i16 accumulators at scale `qa`, the squared clipped ReLU in
+//! integers (clamp(acc, 0, qa)², exact in i64) against i32 output weights.
+//!
+//! THE SCALES, AND WHY.
+//! - `qa`: the largest power of two for which every board's accumulator fits i16. A board
+//!   has at most 32 pieces, so |acc_j| ≤ |b_j| + the 32 largest |W[f][j]| over the 768
+//!   features; the bound is taken over outputs j, with 33 units spare for rounding. For the
+//!   shipped `narrow-as` nets the bound is about 15–16, so `qa` = 1024 or 2048: the
+//!   accumulator is exact to 0.001, far finer than the activation step below.
+//! - `shift`: sets the clip of the ReLU at 127 · 2^shift / `qa`. The f32 nets were trained
+//!   with an unclipped ReLU, so the clip must lie above the activations that real boards
+//!   give: it is the smallest that covers every activation over [`CALIBRATION_PLIES`]
+//!   positions of a fixed pseudo-random walk of games. On 5,387 EPD positions (WAC, STS,
+//!   …) the default net's largest first-layer activation was 3.48 (99.9th percentile 2.07);
+//!   its clip comes out at 3.97, a step of 0.031.
+//! - `qb`: 127 / the largest |weight| of the layer, so the weights use the whole i8 range.
+//!
+//! The error against f32 is measured by `cerise net compare --precision int8` on real game
+//! positions; the bound is tested in `tests.rs`.
+
+use super::int_kernels::{Int8Layer, ACT_MAX, MAX_SHIFT};
+use super::weights::{Layer, NativeNet};
+use crate::chess::{Position, ENCODING_WIDTH};
+use crate::net::{Form, NetError};
+
+/// Positions of the calibration walk that sets the activation clip.
+pub const CALIBRATION_PLIES: usize = 4096;
+/// Scale of the integer piece-square term.
+pub const PSQT_SCALE: f32 = 65536.0;
+/// Scale of the perspective head's output weights.
+pub const HEAD_SCALE: f32 = 65536.0;
+
+#[derive(Clone, Debug)]
+pub struct QuantNet {
+    pub form: Form,
+    pub hidden: usize,
+    /// First layer, `[768][hidden]`, at scale `qa`.
+    pub first: Vec<i16>,
+    pub first_bias: Vec<i16>,
+    /// Antisymmetric form: the piece-square term at [`PSQT_SCALE`].
+    pub psqt: Option<Vec<i32>>,
+    pub swap: Vec<u16>,
+    pub qa: f32,
+    pub shift: u32,
+    pub body: Body,
+    pub cp_per_unit: f32,
+    /// Widest f32 layer output, for scratch buffers.
+    pub widest: usize,
+}
+
+#[derive(Clone, Debug)]
+pub enum Body {
+    /// The first hidden layer in int8, then the rest in f32 (the last has one output).
+    Mlp {
+        mid: Int8Layer,
+        /// The true outputs of `mid` (it is padded).
+        mid_outputs: usize,
+        /// f32 value of one unit of `mid`'s sums.
+        dequant: f32,
+        tail: Vec<Layer>,
+    },
+    /// Perspective head: weights for [own; swp] at [`HEAD_SCALE`], and the bias.
+    Perspective { weights: Vec<i32>, bias: f32 },
+}
+
+impl QuantNet {
+    pub fn from_native(net: &NativeNet) -> Result<Self, NetError> {
+        let refuse = |why: &str| {
+            Err(NetError::BadConfig(format!(
+                "Precision int8: {why}; use Precision fp32 for this net"
+            )))
+        };
+        let hidden = net.hidden;
+        let bound = accumulator_bound(net);
+        let mut qa = 1.0f32;
+        while f64::from(qa) * 2.0 * bound + 33.0 <= 32767.0 && qa < 65536.0 {
+            qa *= 2.0;
+        }
+        while f64::from(qa) * bound + 33.0 > 32767.0 && qa > 1.0 / 1024.0 {
+            qa /= 2.0;
+        }
+        if qa < 16.0 {
+            return refuse(&format!(
+                "the first layer's sums reach {bound:.0}, too large for i16 accumulators"
+            ));
+        }
+        let q16 = |v: f32| (v * qa).round() as i16;
+        let first: Vec<i16> = net.first.iter().map(|&w| q16(w)).collect();
+        let first_bias: Vec<i16> = net.first_bias.iter().map(|&b| q16(b)).collect();
+        let psqt = net
+            .psqt
+            .as_ref()
+            .map(|p| p.iter().map(|&v| (v * PSQT_SCALE).round() as i32).collect());
+        let (body, shift) = match net.form {
+            Form::Perspective => {
+                let out = &net.upper[0];
+                let weights = out
+                    .columns
+                    .iter()
+                    .map(|&w| (w * HEAD_SCALE).round() as i32)
+                    .collect();
+                (
+                    Body::Perspective {
+                        weights,
+                        bias: out.bias[0],
+                    },
+                    0,
+                )
+            }
+            Form::Plain | Form::Antisym => {
+                if net.upper.len() < 2 {
+                    return refuse("the net has no hidden layer above the first");
+                }
+                let top = calibration_max(net);
+                let mut shift = 0u32;
+                while (ACT_MAX << shift) as f32 / qa < top && shift < MAX_SHIFT {
+                    shift += 1;
+                }
+                let act_scale = qa / (1u32 << shift) as f32; // activation units per f32 unit
+                let layer = &net.upper[0];
+                let largest = layer.columns.iter().fold(0f32, |m, w| m.max(w.abs()));
+                let qb = if largest > 0.0 { 127.0 / largest } else { 1.0 };
+                let columns: Vec<i8> = layer
+                    .columns
+                    .iter()
+                    .map(|&w| (w * qb).round().clamp(-127.0, 127.0) as i8)
+                    .collect();
+                let bias: Vec<i32> = layer
+                    .bias
+                    .iter()
+                    .map(|&b| (b * qb * act_scale).round() as i32)
+                    .collect();
+                let mid = Int8Layer::new(layer.inputs, layer.outputs, &columns, &bias);
+                (
+                    Body::Mlp {
+                        mid,
+                        mid_outputs: layer.outputs,
+                        dequant: 1.0 / (qb * act_scale),
+                        tail: net.upper[1..].to_vec(),
+                    },
+                    shift,
+                )
+            }
+        };
+        Ok(QuantNet {
+            form: net.form,
+            hidden,
+            first,
+            first_bias,
+            psqt,
+            swap: net.swap.clone(),
+            qa,
+            shift,
+            body,
+            cp_per_unit: net.cp_per_unit,
+            widest: net.widest.max(hidden),
+        })
+    }
+
+    /// The first-layer column of feature `f`.
+    #[inline(always)]
+    pub fn first_column(&self, f: usize) -> &[i16] {
+        &self.first[f * self.hidden..(f + 1) * self.hidden]
+    }
+
+    /// The activation clip in f32 units (MLP forms), for the record.
+    pub fn clip(&self) -> f32 {
+        (ACT_MAX << self.shift) as f32 / self.qa
+    }
+
+    /// Describes the scales, for `eval` and `net compare`.
+    pub fn describe(&self) -> String {
+        match &self.body {
+            Body::Mlp { .. } => format!(
+                "int8: i16 accumulators ×{}, ReLU clipped at {:.2} in 127 steps, i8 weights",
+                self.qa,
+                self.clip()
+            ),
+            Body::Perspective { .. } => {
+                format!("int: i16 accumulators ×{}, integer SCReLU head", self.qa)
+            }
+        }
+    }
+}
+
+/// max_j |b_j| + the 32 largest |W[f][j]|: no board's first-layer sum is larger.
+fn accumulator_bound(net: &NativeNet) -> f64 {
+    let mut worst = 0f64;
+    let mut column = vec![0f64; ENCODING_WIDTH];
+    for j in 0..net.hidden {
+        for (f, c) in column.iter_mut().enumerate() {
+            *c = f64::from(net.first[f * net.hidden + j].abs());
+        }
+        column.sort_by(|a, b| b.total_cmp(a));
+        let sum: f64 = column[..32].iter().sum::<f64>() + f64::from(net.first_bias[j].abs());
+        worst = worst.max(sum);
+    }
+    worst
+}
+
+/// The largest first-layer activation (either view) over a fixed walk of pseudo-random
+/// games: the clip must lie above what real play gives.
+fn calibration_max(net: &NativeNet) -> f32 {
+    let mut top = 0f32;
+    let mut acc = vec![0f32; net.hidden];
+    let mut pos = Position::startpos();
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    for _ in 0..CALIBRATION_PLIES {
+        let board = pos.compact();
+        for view in [false, true] {
+            acc.copy_from_slice(&net.first_bias);
+            for f in board.active_features() {
+                let f = if view { net.swap[f] as usize } else { f };
+                super::kernels::add(&mut acc, net.first_column(f));
+            }
+            top = acc.iter().fold(top, |m, &v| m.max(v));
+        }
+        let moves = pos.legal_moves();
+        if moves.is_empty() || pos.halfmoves() >= 100 {
+            pos = Position::startpos();
+            continue;
+        }
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        pos = pos.play(&moves[(state >> 33) as usize % moves.len()]);
+    }
+    top
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn default_net() -> NativeNet {
+        let (file, _) = crate::eval::embedded::net().expect("embedded net");
+        NativeNet::from_file(&file).expect("native")
+    }
+
+    #[test]
+    fn the_scales_keep_every_board_in_i16_and_the_clip_above_the_walk() {
+        let net = default_net();
+        let q = QuantNet::from_native(&net).unwrap();
+        let bound = accumulator_bound(&net);
+        assert!(f64::from(q.qa) * bound + 33.0 <= 32767.0);
+        assert!(
+            f64::from(q.qa) * 2.0 * bound + 33.0 > 32767.0,
+            "qa not the largest"
+        );
+        let top = calibration_max(&net);
+        assert!(
+            q.clip() >= top && q.clip() / 2.0 < top,
+            "clip {} top {top}",
+            q.clip()
+        );
+    }
+
+    #[test]
+    fn a_net_without_a_hidden_layer_above_the_first_is_refused_by_name() {
+        let mut net = default_net();
+        net.upper.truncate(1);
+        let err = QuantNet::from_native(&net).unwrap_err().to_string();
+        assert!(err.contains("Precision fp32"), "{err}");
+    }
+}
