@@ -522,7 +522,7 @@ impl Drop for Engine {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::eval::{Backend, Precision};
+    use crate::eval::Backend;
 
     fn spec(fen: Option<&str>, moves: &[&str]) -> PositionSpec {
         PositionSpec {
@@ -638,7 +638,7 @@ mod tests {
             e.contains("needs a CUDA device") && e.contains("keeping auto"),
             "{e}"
         );
-        assert_eq!(engine.options().precision, Precision::Auto);
+        assert_eq!(engine.options().precision, crate::eval::Precision::Auto);
         assert!(engine.evaluator().info().name.contains("fp32"));
     }
 

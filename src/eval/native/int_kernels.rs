@@ -119,11 +119,12 @@ pub fn layer_portable(layer: &Int8Layer, act: &[u8], out: &mut [i32]) {
         }
         let w = &layer.weights[g * n * GROUP..(g + 1) * n * GROUP];
         for (o, wj) in out[..n].iter_mut().zip(w.chunks_exact(GROUP)) {
-            let mut s = 0i32;
-            for k in 0..GROUP {
-                s += i32::from(group[k]) * i32::from(wj[k]);
-            }
-            *o += s;
+            let dot: i32 = group
+                .iter()
+                .zip(wj)
+                .map(|(&a, &w)| i32::from(a) * i32::from(w))
+                .sum();
+            *o += dot;
         }
     }
 }
@@ -309,7 +310,7 @@ mod tests {
 
     #[test]
     fn fused_updates_equal_copy_then_add_and_sub() {
-        let v = |k: i16| -> Vec<i16> { (0..40).map(|i| (i * 977 + k * 131) as i16).collect() };
+        let v = |k: i32| -> Vec<i16> { (0..40i32).map(|i| (i * 977 + k * 131) as i16).collect() };
         let (src, a, r1, r2) = (v(1), v(2), v(3), v(4));
         let mut want = src.clone();
         add_i16(&mut want, &a);
