@@ -248,18 +248,30 @@ fn diff(
     added.clear();
     removed.clear();
     for sq in 0..64 {
-        let was = parent.0[sq];
-        let now = SWAP_CODE[child.0[sq ^ 56] as usize];
-        if was != now {
-            if was != 0 {
-                removed.push((was as usize - 1) * 64 + sq);
-            }
-            if now != 0 {
-                added.push((now as usize - 1) * 64 + sq);
-            }
-        }
+        diff_square(parent, child, sq, added, removed);
     }
     added.len() + removed.len() <= MAX_DELTA
+}
+
+/// The features of square `sq` (parent's frame) that `child` adds and removes.
+#[inline(always)]
+fn diff_square(
+    parent: &CompactBoard,
+    child: &CompactBoard,
+    sq: usize,
+    added: &mut Vec<usize>,
+    removed: &mut Vec<usize>,
+) {
+    let was = parent.0[sq];
+    let now = SWAP_CODE[child.0[sq ^ 56] as usize];
+    if was != now {
+        if was != 0 {
+            removed.push((was as usize - 1) * 64 + sq);
+        }
+        if now != 0 {
+            added.push((now as usize - 1) * 64 + sq);
+        }
+    }
 }
 
 /// [`diff`] with the parent also given as its child sees it (`seen` = `swap_view(parent)`,
@@ -284,18 +296,8 @@ fn diff_seen(
         if x == y {
             continue;
         }
-        for file in 0..8 {
-            let sq = 8 * rank + file;
-            let was = parent.0[sq];
-            let now = SWAP_CODE[child.0[sq ^ 56] as usize];
-            if was != now {
-                if was != 0 {
-                    removed.push((was as usize - 1) * 64 + sq);
-                }
-                if now != 0 {
-                    added.push((now as usize - 1) * 64 + sq);
-                }
-            }
+        for sq in 8 * rank..8 * rank + 8 {
+            diff_square(parent, child, sq, added, removed);
         }
     }
     added.len() + removed.len() <= MAX_DELTA

@@ -273,6 +273,21 @@ fn a_long_search_like_sequence_stays_within_tolerance() {
     }
 }
 
+/// FNV-1a over the bits of every score `eval` gives on `calls`, in order.
+fn score_bits(eval: &NativeEvaluator, calls: &[(CompactBoard, Vec<CompactBoard>)]) -> u64 {
+    let mut hash = 0xcbf2_9ce4_8422_2325u64;
+    let mut out = vec![];
+    for (parent, kids) in calls {
+        eval.evaluate_children(parent, kids, &mut out).unwrap();
+        for score in &out {
+            for byte in score.to_bits().to_le_bytes() {
+                hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
+            }
+        }
+    }
+    hash
+}
+
 /// FNV-1a over the bits of every score the native backend gives on [`search_like_calls`],
 /// one per shipped net: SAME BITS ON EVERY CPU (see `kernels`) made a record, so that the
 /// baseline code is checked on a CPU without AVX2 too, and each set against the other
@@ -293,17 +308,7 @@ fn the_baseline_and_every_present_instruction_set_give_the_recorded_bits() {
     for (name, file) in shipped_nets() {
         for simd in simds() {
             let native = NativeEvaluator::with_simd(&file, name, simd).unwrap();
-            let mut hash = 0xcbf2_9ce4_8422_2325u64;
-            let mut out = vec![];
-            for (parent, kids) in &calls {
-                native.evaluate_children(parent, kids, &mut out).unwrap();
-                for score in &out {
-                    for byte in score.to_bits().to_le_bytes() {
-                        hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
-                    }
-                }
-            }
-            found.push((name, simd, hash));
+            found.push((name, simd, score_bits(&native, &calls)));
         }
     }
     let recorded: std::collections::BTreeMap<&str, u64> = RECORDED_BITS.iter().copied().collect();
@@ -395,17 +400,7 @@ fn every_int8_kernel_gives_the_recorded_bits() {
         RECORDED_INT8_BITS.iter().copied().collect();
     for (name, file) in shipped_nets() {
         for simd in simds() {
-            let quant = int8(&file, name, simd);
-            let mut hash = 0xcbf2_9ce4_8422_2325u64;
-            let mut out = vec![];
-            for (parent, kids) in &calls {
-                quant.evaluate_children(parent, kids, &mut out).unwrap();
-                for score in &out {
-                    for byte in score.to_bits().to_le_bytes() {
-                        hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
-                    }
-                }
-            }
+            let hash = score_bits(&int8(&file, name, simd), &calls);
             if recorded.get(name) != Some(&hash) {
                 wrong.push(format!("(\"{name}\", {hash:#018x}) from {simd:?}"));
             }
