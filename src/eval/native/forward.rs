@@ -149,15 +149,20 @@ impl<A: Clone + std::fmt::Debug + Default> Scratch<A> {
     /// Makes the top of the stack hold `parent`'s accumulators, from an ancestor if one is
     /// close, else by a refresh.
     #[inline(always)]
-    fn push_parent<N: Pass<Acc = A>>(&mut self, net: &N, parent: &CompactBoard) {
-        let seen_from_above = swap_view(parent);
+    /// `seen_from_above` is `swap_view(parent)`, which the caller needs too.
+    fn push_parent<N: Pass<Acc = A>>(
+        &mut self,
+        net: &N,
+        parent: &CompactBoard,
+        seen_from_above: &CompactBoard,
+    ) {
         for k in (0..self.depth).rev() {
             let board = &self.stack[k].board;
             if board == parent {
                 self.depth = k + 1;
                 return;
             }
-            if differing_words(board, &seen_from_above) <= 4
+            if differing_words(board, seen_from_above) <= 4
                 && diff(board, parent, &mut self.added, &mut self.removed)
                 && self.stack[k].chain < net.max_chain()
                 && k + 1 < MAX_ANCESTORS
@@ -503,10 +508,10 @@ pub fn children<N: Pass, const K: u8>(
     s: &mut Scratch<N::Acc>,
 ) {
     out.clear();
-    s.push_parent(net, parent);
+    let seen_from_child = swap_view(parent);
+    s.push_parent(net, parent, &seen_from_child);
     let top = s.depth - 1;
     let both = net.scores_both_views();
-    let seen_from_child = swap_view(parent);
     for child in children {
         if diff_seen(
             parent,

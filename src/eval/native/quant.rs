@@ -31,6 +31,7 @@
 //! The error against f32 is measured by `cerise net compare --precision int8` on real game
 //! positions; the bound is tested in `tests.rs`.
 
+use super::forward::{refresh, Accumulator};
 use super::int_kernels::{Int8Layer, ACT_MAX, MAX_SHIFT};
 use super::weights::{Layer, NativeNet};
 use crate::chess::{Position, ENCODING_WIDTH};
@@ -215,19 +216,12 @@ fn accumulator_bound(net: &NativeNet) -> f64 {
 /// games: the clip must lie above what real play gives.
 fn calibration_max(net: &NativeNet) -> f32 {
     let mut top = 0f32;
-    let mut acc = vec![0f32; net.hidden];
+    let mut acc = Accumulator::new(net);
     let mut pos = Position::startpos();
     let mut state = 0x9e37_79b9_7f4a_7c15u64;
     for _ in 0..CALIBRATION_PLIES {
-        let board = pos.compact();
-        for view in [false, true] {
-            acc.copy_from_slice(&net.first_bias);
-            for f in board.active_features() {
-                let f = if view { net.swap[f] as usize } else { f };
-                super::kernels::add(&mut acc, net.first_column(f));
-            }
-            top = acc.iter().fold(top, |m, &v| m.max(v));
-        }
+        refresh(net, &pos.compact(), &mut acc);
+        top = acc.own.iter().chain(&acc.swp).fold(top, |m, &v| m.max(v));
         let moves = pos.legal_moves();
         if moves.is_empty() || pos.halfmoves() >= 100 {
             pos = Position::startpos();
