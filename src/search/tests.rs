@@ -233,6 +233,27 @@ fn node_limit_is_respected_approximately() {
     );
 }
 
+/// A limit below the check interval stops near its count, not at the next multiple of the
+/// interval (strength limits search a few hundred nodes).
+#[test]
+fn small_node_limits_stop_near_their_count() {
+    for limit in [1, 300, 1_300, 2_100] {
+        let r = search(
+            "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3",
+            Limits {
+                nodes: Some(limit),
+                ..Limits::default()
+            },
+        );
+        assert!(r.best.is_some(), "{limit}");
+        assert!(
+            r.nodes >= limit && r.nodes < limit + 64,
+            "limit {limit}: nodes {}",
+            r.nodes
+        );
+    }
+}
+
 #[test]
 fn movetime_ends_in_reasonable_time() {
     let started = Instant::now();

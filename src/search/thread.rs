@@ -74,13 +74,17 @@ impl<'a> ThreadData<'a> {
         is_main: bool,
         history: KeyHistory,
     ) -> Self {
+        let next_check = match control.node_limit {
+            Some(limit) if is_main => CHECK_INTERVAL.min(limit.max(1)),
+            _ => CHECK_INTERVAL,
+        };
         Self {
             shared,
             control,
             is_main,
             nodes: 0,
             published: 0,
-            next_check: CHECK_INTERVAL,
+            next_check,
             seldepth: 0,
             history,
             stack: (0..MAX_PLY + 1).map(|_| PlyBuf::default()).collect(),
@@ -103,9 +107,21 @@ impl<'a> ThreadData<'a> {
     pub fn count_nodes(&mut self, n: u64) {
         self.nodes += n;
         if self.nodes >= self.next_check {
-            self.next_check = self.nodes + CHECK_INTERVAL;
             self.publish();
             self.check_limits();
+            self.next_check = self.nodes + self.check_step();
+        }
+    }
+
+    /// Nodes until the next check: the interval, or fewer on the main thread when a node
+    /// limit is nearer, so that a small limit (`go nodes`, `UCI_LimitStrength`) stops close
+    /// to its count rather than at the next multiple of the interval.
+    fn check_step(&self) -> u64 {
+        match self.control.node_limit {
+            Some(limit) if self.is_main => CHECK_INTERVAL
+                .min(limit.saturating_sub(self.total_nodes()))
+                .max(1),
+            _ => CHECK_INTERVAL,
         }
     }
 
