@@ -4,6 +4,7 @@
 //! `Err(String)` messages, and search events go out on the channel given to [`Engine::new`].
 
 pub mod options;
+pub mod strength;
 
 use crate::chess::syzygy::Tablebases;
 use crate::chess::{perft, CastlingMode, ChessError, KeyHistory, Position};
@@ -36,6 +37,8 @@ pub struct Engine {
     tablebases: Option<Arc<Tablebases>>,
     /// The last `position` that was set, read again when `UCI_Chess960` changes.
     spec: Option<PositionSpec>,
+    /// Varies the node budget of each move under `UCI_LimitStrength`.
+    dice: strength::Dice,
 }
 
 /// A position as a front end names it: a FEN (or the start position) and the moves played
@@ -136,6 +139,7 @@ impl Engine {
             policy: None,
             tablebases: None,
             spec: None,
+            dice: strength::Dice::from_clock(),
         }
     }
 
@@ -204,6 +208,12 @@ impl Engine {
                 self.events.clone(),
             ));
             return Ok(());
+        }
+        if self.options.limit_strength {
+            // Under `go infinite` the cap ends the thinking early but the held-back
+            // `bestmove` still waits for `stop`, as UCI asks.
+            let budget = strength::move_budget(self.options.elo, self.dice.next_unit());
+            limits.nodes = Some(limits.nodes.map_or(budget, |n| n.min(budget)));
         }
         let config = self.search_config(self.options.threads);
         let shared = self.shared();
@@ -311,6 +321,16 @@ impl Engine {
             | OptionChange::PlayMode(_) => {
                 self.options.apply(change);
                 Ok(None)
+            }
+            OptionChange::LimitStrength(_) | OptionChange::Elo(_) => {
+                self.options.apply(change);
+                Ok(self.options.limit_strength.then(|| {
+                    format!(
+                        "UCI_LimitStrength: UCI_Elo {} plays about {} nodes a move",
+                        self.options.elo,
+                        strength::nodes_for(self.options.elo)
+                    )
+                }))
             }
             OptionChange::SyzygyPath(ref path) => {
                 self.tablebases = if path.is_empty() {

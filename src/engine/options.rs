@@ -2,6 +2,7 @@
 //! new value. A front end declares them from [`OptionId::kind`] (the UCI layer turns that
 //! into `option name ...` lines) and hands values over as text to [`parse_change`].
 
+use super::strength::{ELO_DEFAULT, ELO_MAX, ELO_MIN};
 use crate::eval::{Backend, Encoder, EvalSpec, Precision};
 use crate::net::device::DeviceChoice;
 use std::time::Duration;
@@ -45,6 +46,9 @@ pub struct Options {
     pub multipv: usize,
     /// `wdl W D L` on info lines.
     pub show_wdl: bool,
+    /// Play at about `elo` (a node budget a move, see [`super::strength`]).
+    pub limit_strength: bool,
+    pub elo: u32,
     /// Chess960 castling in `position` and in moves sent (king takes rook).
     pub chess960: bool,
     /// Directories of Syzygy tables, `:`-separated; empty for none.
@@ -96,6 +100,8 @@ impl Default for Options {
             play_mode: PlayMode::Search,
             multipv: 1,
             show_wdl: false,
+            limit_strength: false,
+            elo: ELO_DEFAULT,
             chess960: false,
             syzygy_path: String::new(),
             syzygy_probe_limit: SYZYGY_PROBE_LIMIT_DEFAULT,
@@ -121,6 +127,8 @@ impl Options {
             OptionChange::PlayMode(mode) => self.play_mode = mode,
             OptionChange::MultiPv(n) => self.multipv = n,
             OptionChange::ShowWdl(on) => self.show_wdl = on,
+            OptionChange::LimitStrength(on) => self.limit_strength = on,
+            OptionChange::Elo(elo) => self.elo = elo,
             OptionChange::Chess960(on) => self.chess960 = on,
             OptionChange::SyzygyPath(path) => self.syzygy_path = path,
             OptionChange::SyzygyProbeLimit(n) => self.syzygy_probe_limit = n,
@@ -148,6 +156,8 @@ pub enum OptionChange {
     PlayMode(PlayMode),
     MultiPv(usize),
     ShowWdl(bool),
+    LimitStrength(bool),
+    Elo(u32),
     Chess960(bool),
     /// Directories of tables; empty for none.
     SyzygyPath(String),
@@ -173,6 +183,8 @@ pub enum OptionId {
     PlayMode,
     MultiPv,
     ShowWdl,
+    LimitStrength,
+    Elo,
     Chess960,
     SyzygyPath,
     SyzygyProbeLimit,
@@ -198,7 +210,7 @@ pub enum OptionKind {
 }
 
 impl OptionId {
-    pub const ALL: [OptionId; 18] = [
+    pub const ALL: [OptionId; 20] = [
         OptionId::Hash,
         OptionId::Threads,
         OptionId::MoveOverhead,
@@ -213,6 +225,8 @@ impl OptionId {
         OptionId::PlayMode,
         OptionId::MultiPv,
         OptionId::ShowWdl,
+        OptionId::LimitStrength,
+        OptionId::Elo,
         OptionId::Chess960,
         OptionId::SyzygyPath,
         OptionId::SyzygyProbeLimit,
@@ -235,6 +249,8 @@ impl OptionId {
             OptionId::PlayMode => "PlayMode",
             OptionId::MultiPv => "MultiPV",
             OptionId::ShowWdl => "UCI_ShowWDL",
+            OptionId::LimitStrength => "UCI_LimitStrength",
+            OptionId::Elo => "UCI_Elo",
             OptionId::Chess960 => "UCI_Chess960",
             OptionId::SyzygyPath => "SyzygyPath",
             OptionId::SyzygyProbeLimit => "SyzygyProbeLimit",
@@ -296,6 +312,12 @@ impl OptionId {
                 max: MULTIPV_MAX as u64,
             },
             OptionId::ShowWdl => OptionKind::Check { default: false },
+            OptionId::LimitStrength => OptionKind::Check { default: false },
+            OptionId::Elo => OptionKind::Spin {
+                default: ELO_DEFAULT as u64,
+                min: ELO_MIN as u64,
+                max: ELO_MAX as u64,
+            },
             OptionId::Chess960 => OptionKind::Check { default: false },
             OptionId::SyzygyPath => OptionKind::Text { default: EMPTY },
             OptionId::SyzygyProbeLimit => OptionKind::Spin {
@@ -387,6 +409,8 @@ pub fn parse_change(name: &str, value: &str) -> Result<OptionChange, String> {
             .map_err(|e| format!("Device: {e}")),
         OptionId::Ponder => check(id, value).map(OptionChange::Ponder),
         OptionId::ShowWdl => check(id, value).map(OptionChange::ShowWdl),
+        OptionId::LimitStrength => check(id, value).map(OptionChange::LimitStrength),
+        OptionId::Elo => Ok(OptionChange::Elo(spin(id, value)? as u32)),
         OptionId::Chess960 => check(id, value).map(OptionChange::Chess960),
         OptionId::SyzygyPath => Ok(OptionChange::SyzygyPath(optional_path(value))),
         OptionId::SyzygyProbeLimit => Ok(OptionChange::SyzygyProbeLimit(spin(id, value)? as usize)),
@@ -490,6 +514,10 @@ mod tests {
             ("MultiPV", "0"),
             ("MultiPV", "257"),
             ("UCI_ShowWDL", "1"),
+            ("UCI_LimitStrength", "on"),
+            ("UCI_Elo", "1349"),
+            ("UCI_Elo", "2001"),
+            ("UCI_Elo", "1500.5"),
         ] {
             let e = parse_change(name, value);
             assert!(e.is_err(), "{name}={value} gave {e:?}");
