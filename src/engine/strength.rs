@@ -15,11 +15,15 @@
 /// The lowest and highest rating accepted; Stockfish 15.1's lowest `UCI_Elo` is 1350, and no
 /// setting is offered that the calibration cannot measure against it.
 pub const ELO_MIN: u32 = 1350;
-pub const ELO_MAX: u32 = 2000;
+pub const ELO_MAX: u32 = 1900;
 pub const ELO_DEFAULT: u32 = 1500;
 
-/// (rating on the Stockfish 10+0.1 scale, nodes a move), rising in both; see the module doc.
-pub const CALIBRATION: [(u32, u64); 2] = [(ELO_MIN, 1_000), (ELO_MAX, 400_000)];
+/// (rating on the Stockfish 10+0.1 scale, nodes a move), rising in both. Measured
+/// 2026-11-25 (bench/README.md, "Strength limit"): 1,585 nodes a move read 1292 ± 96 and
+/// 25,200 read 1700 ± 120 against Stockfish (about 100 Elo a doubling there, which places
+/// 1350); the top is the unlimited engine's ladder reading (1913 ± 80 at about 2^19.6
+/// nodes a move), as a doubling is worth less the deeper the search.
+pub const CALIBRATION: [(u32, u64); 3] = [(ELO_MIN, 2_350), (1700, 25_000), (ELO_MAX, 630_000)];
 
 /// Half the spread of a move's budget, in log2(nodes): ±0.5 is ×0.71 to ×1.41.
 pub const JITTER: f64 = 0.5;
