@@ -84,10 +84,10 @@ def test_limited_go_infinite_waits_for_stop(engine):
 def test_elo_out_of_range_is_refused_and_kept(engine):
     engine.send("setoption name UCI_LimitStrength value true")
     before = announced(engine, 1500)
-    for bad in ("1349", "1901", "strong"):
+    for bad in ("1349", "1801", "strong"):
         engine.send(f"setoption name UCI_Elo value {bad}")
         errors = engine.errors(engine.sync())
-        assert errors and "UCI_Elo" in errors[0] and "1350 to 1900" in errors[0], errors
+        assert errors and "UCI_Elo" in errors[0] and "1350 to 1800" in errors[0], errors
     engine.send("setoption name UCI_LimitStrength value true")
     news = [l.text for l in engine.sync() if "UCI_LimitStrength" in l.text]
     assert news and f"about {before} nodes" in news[-1], news

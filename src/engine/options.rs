@@ -516,7 +516,7 @@ mod tests {
             ("UCI_ShowWDL", "1"),
             ("UCI_LimitStrength", "on"),
             ("UCI_Elo", "1349"),
-            ("UCI_Elo", "1901"),
+            ("UCI_Elo", "1801"),
             ("UCI_Elo", "1500.5"),
         ] {
             let e = parse_change(name, value);

@@ -50,7 +50,7 @@ mod tests {
                 "option name MultiPV type spin default 1 min 1 max 256",
                 "option name UCI_ShowWDL type check default false",
                 "option name UCI_LimitStrength type check default false",
-                "option name UCI_Elo type spin default 1500 min 1350 max 1900",
+                "option name UCI_Elo type spin default 1500 min 1350 max 1800",
                 "option name UCI_Chess960 type check default false",
                 "option name SyzygyPath type string default <empty>",
                 "option name SyzygyProbeLimit type spin default 7 min 0 max 7",
