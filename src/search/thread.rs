@@ -67,6 +67,17 @@ impl ThreadData<'_> {
     }
 }
 
+/// Nodes until the next check, `total` nodes into the search: the interval, or fewer on the
+/// main thread when a node limit is nearer, so that a small limit (`go nodes`,
+/// `UCI_LimitStrength`) stops close to its count rather than at the next multiple of the
+/// interval.
+fn check_step(control: &Control, is_main: bool, total: u64) -> u64 {
+    match control.node_limit {
+        Some(limit) if is_main => CHECK_INTERVAL.min(limit.saturating_sub(total)).max(1),
+        _ => CHECK_INTERVAL,
+    }
+}
+
 impl<'a> ThreadData<'a> {
     pub fn new(
         shared: &'a SearchShared,
@@ -74,10 +85,7 @@ impl<'a> ThreadData<'a> {
         is_main: bool,
         history: KeyHistory,
     ) -> Self {
-        let next_check = match control.node_limit {
-            Some(limit) if is_main => CHECK_INTERVAL.min(limit.max(1)),
-            _ => CHECK_INTERVAL,
-        };
+        let next_check = check_step(control, is_main, 0);
         Self {
             shared,
             control,
@@ -109,19 +117,8 @@ impl<'a> ThreadData<'a> {
         if self.nodes >= self.next_check {
             self.publish();
             self.check_limits();
-            self.next_check = self.nodes + self.check_step();
-        }
-    }
-
-    /// Nodes until the next check: the interval, or fewer on the main thread when a node
-    /// limit is nearer, so that a small limit (`go nodes`, `UCI_LimitStrength`) stops close
-    /// to its count rather than at the next multiple of the interval.
-    fn check_step(&self) -> u64 {
-        match self.control.node_limit {
-            Some(limit) if self.is_main => CHECK_INTERVAL
-                .min(limit.saturating_sub(self.total_nodes()))
-                .max(1),
-            _ => CHECK_INTERVAL,
+            self.next_check =
+                self.nodes + check_step(self.control, self.is_main, self.total_nodes());
         }
     }
 
