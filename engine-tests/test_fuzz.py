@@ -17,6 +17,7 @@ CORPUS = [
     "go nodes 1000", "go movetime 5", "go infinite", "go ponder wtime 100 btime 100", "go mate 2",
     "stop", "ponderhit", "setoption name Hash value 16", "setoption name Move Overhead value 100",
     "setoption name MultiPV value 3", "setoption name UCI_ShowWDL value true",
+    "setoption name UCI_LimitStrength value true", "setoption name UCI_Elo value 1600",
     "setoption name UCI_Chess960 value true", "setoption name Clear Hash",
     "setoption name EvalFile value <material>", "setoption name EvalFile value <embedded>",
     "setoption name SyzygyPath value /tmp/no-tables", "eval", "d", "register later",

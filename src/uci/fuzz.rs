@@ -27,6 +27,8 @@ const CORPUS: &[&str] = &[
     "setoption name Move Overhead value 100",
     "setoption name MultiPV value 3",
     "setoption name UCI_ShowWDL value true",
+    "setoption name UCI_LimitStrength value true",
+    "setoption name UCI_Elo value 1600",
     "setoption name Clear Hash",
     "setoption name EvalFile value <material>",
     "setoption name SyzygyPath value /tmp/tb",
