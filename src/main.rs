@@ -140,7 +140,8 @@ enum Cmd {
         command: NetCmd,
     },
     /// Self-play data: play Cerise against itself at a node budget and record every searched
-    /// position (`--out F`; resumes F), or work on such files (`info`, `triplets`).
+    /// position (`--out F`; resumes F), or work on such files (`info`, `merge`, `pack`,
+    /// `unpack`, `triplets`, `wdl`).
     Datagen(DatagenCli),
 }
 
@@ -159,6 +160,11 @@ enum DatagenCmd {
     Info(cerise::data::selfplay::info::SelfPlayInfoArgs),
     /// Join self-play files made alike from different seeds into one, renumbering the games.
     Merge(cerise::data::selfplay::merge::SelfPlayMergeArgs),
+    /// Store a self-play file game by game, for keeping it (after xz, under a third of the
+    /// plain file's xz size).
+    Pack(cerise::data::selfplay::pack::PackArgs),
+    /// Restore a self-play file from `datagen pack`'s output, byte for byte.
+    Unpack(cerise::data::selfplay::pack::UnpackArgs),
     #[cfg(feature = "pgn")]
     /// Self-play positions to Deep Pink triplets (q after the best move, r after a random
     /// other move), split by game.
@@ -463,6 +469,24 @@ fn run(command: Cmd) -> Result<(), String> {
         }) => {
             let summary = cerise::data::selfplay::merge::run_selfplay_merge(&args)
                 .map_err(|e| format!("{e:#}"))?;
+            out!("{}", summary.to_string().trim_end());
+            Ok(())
+        }
+        Cmd::Datagen(DatagenCli {
+            command: Some(DatagenCmd::Pack(args)),
+            ..
+        }) => {
+            let summary =
+                cerise::data::selfplay::pack::run_pack(&args).map_err(|e| format!("{e:#}"))?;
+            out!("{}", summary.to_string().trim_end());
+            Ok(())
+        }
+        Cmd::Datagen(DatagenCli {
+            command: Some(DatagenCmd::Unpack(args)),
+            ..
+        }) => {
+            let summary =
+                cerise::data::selfplay::pack::run_unpack(&args).map_err(|e| format!("{e:#}"))?;
             out!("{}", summary.to_string().trim_end());
             Ok(())
         }

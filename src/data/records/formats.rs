@@ -39,5 +39,15 @@ pub const SELFPLAY: Format = Format {
     appendable: true,
 };
 
+/// A self-play file stored game by game (`cerise datagen pack`); not a record file itself,
+/// but it starts with the same prefix, so that one given to a reader is named.
+pub const SELFPLAY_PACKED: Format = Format {
+    magic: b"CRSSPAK1",
+    version: 1,
+    name: "packed self-play file",
+    maker: "cerise datagen pack",
+    appendable: false,
+};
+
 /// Every kind this build reads.
-pub const ALL: [&Format; 3] = [&TRIPLETS, &POSITIONS, &SELFPLAY];
+pub const ALL: [&Format; 4] = [&TRIPLETS, &POSITIONS, &SELFPLAY, &SELFPLAY_PACKED];

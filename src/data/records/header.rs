@@ -47,6 +47,12 @@ pub fn announced_len(format: &Format, prefix: &[u8]) -> Result<u32> {
     );
     let magic = &prefix[..8];
     if magic != format.magic {
+        if magic == formats::SELFPLAY_PACKED.magic && format == &formats::SELFPLAY {
+            bail!(
+                "this is a packed self-play file (`cerise datagen pack`); unpack it first with \
+                 `cerise datagen unpack <packed file> --out <file>.self`"
+            );
+        }
         if let Some(other) = formats::ALL.iter().find(|f| f.magic == magic) {
             bail!(
                 "this is a {} (`{}`), not a {}; make one with `{}`",

@@ -106,7 +106,7 @@ impl<H: FileHeader> RecordWriter<H> {
 
 /// Syncs the directory that holds `path`, so that a rename (or a new file) in it survives a power loss: the
 /// file's bytes are already synced, but the new name lives in the directory's own blocks.
-pub(super) fn sync_parent(path: &Path) -> Result<()> {
+pub(crate) fn sync_parent(path: &Path) -> Result<()> {
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),

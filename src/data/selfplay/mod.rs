@@ -1,12 +1,13 @@
 //! Self-play data: the positions of Cerise's games against itself, each with the search's
 //! score and best move and the game's result (`CRSSELF1`, 40-byte records; see [`record`] and
 //! [`header`]). `cerise datagen` writes them (the games are played above the search layer, in
-//! `crate::selfplay`); this module only reads, describes, merges and converts them, so the
+//! `crate::selfplay`); this module only reads, describes, merges, packs and converts them, so the
 //! trainer can use them without the search.
 
 pub mod header;
 pub mod info;
 pub mod merge;
+pub mod pack;
 pub mod record;
 // Self-play to triplets shares the PGN pipeline's triplet code.
 #[cfg(feature = "pgn")]

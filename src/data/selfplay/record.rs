@@ -107,10 +107,25 @@ impl StoredMove {
         }
     }
 
-    fn code(self) -> u16 {
+    /// The 16-bit code of the record's `best` field.
+    pub fn code(self) -> u16 {
         u16::from(self.from)
             | u16::from(self.to) << 6
             | u16::from(self.promotion.map_or(0, |r| r as u8)) << 12
+    }
+
+    /// The move of a 16-bit code; `None` for a promotion code that names no piece.
+    pub fn from_code(code: u16) -> Option<StoredMove> {
+        let promotion = match code >> 12 {
+            0 => None,
+            r @ 2..=5 => Some(Role::ALL[usize::from(r) - 1]),
+            _ => return None,
+        };
+        Some(StoredMove {
+            from: Square::new(u32::from(code & 63)),
+            to: Square::new(u32::from((code >> 6) & 63)),
+            promotion,
+        })
     }
 
     /// The legal move of `pos` this is, if any.
@@ -158,6 +173,18 @@ fn code_piece(code: u8) -> Option<Piece> {
 impl SelfPlayRecord {
     /// The record of `pos`, searched to `score` and `best`, at `ply` of game `game`.
     pub fn new(pos: &Chess, score: i16, best: &Move, ply: u16, result: Outcome, game: u32) -> Self {
+        Self::with_stored_move(pos, score, StoredMove::of(best), ply, result, game)
+    }
+
+    /// [`SelfPlayRecord::new`] with the best move as stored (not checked against `pos`).
+    pub fn with_stored_move(
+        pos: &Chess,
+        score: i16,
+        best: StoredMove,
+        ply: u16,
+        result: Outcome,
+        game: u32,
+    ) -> Self {
         SelfPlayRecord {
             board: pos.board().clone(),
             turn: pos.turn(),
@@ -165,7 +192,7 @@ impl SelfPlayRecord {
             ep_square: pos.legal_ep_square(),
             halfmoves: pos.halfmoves().min(255) as u8,
             score,
-            best: StoredMove::of(best),
+            best,
             ply,
             result,
             game,
@@ -273,15 +300,8 @@ impl Record for SelfPlayRecord {
             kings.black
         );
         let code = u16::from_le_bytes(bytes[26..28].try_into()?);
-        let promotion = match code >> 12 {
-            0 => None,
-            r @ 2..=5 => Some(Role::ALL[usize::from(r) - 1]),
-            other => bail!("record {index}: promotion code {other}; {corrupt}"),
-        };
-        let best = StoredMove {
-            from: Square::new(u32::from(code & 63)),
-            to: Square::new(u32::from((code >> 6) & 63)),
-            promotion,
+        let Some(best) = StoredMove::from_code(code) else {
+            bail!("record {index}: promotion code {}; {corrupt}", code >> 12);
         };
         let result = Outcome::from_code(bytes[30])
             .with_context(|| format!("record {index}: result code {}; {corrupt}", bytes[30]))?;
