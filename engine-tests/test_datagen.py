@@ -3,6 +3,7 @@ the same command again, gives the same file as a run that was never interrupted.
 
 from __future__ import annotations
 
+import re
 import signal
 import subprocess
 import time
@@ -90,3 +91,28 @@ def test_wdl_fits_a_model_and_tables_it_on_held_out_games(cerise_bin: Path, tmp_
     missing = subprocess.run([str(cerise_bin), "datagen", "wdl", str(tmp_path / "none.self")],
                              capture_output=True, text=True, timeout=60)
     assert missing.returncode != 0 and "none.self" in missing.stderr and "panicked" not in missing.stderr
+
+
+def test_pack_stores_one_whole_record_a_game_and_unpack_restores_every_byte(cerise_bin: Path, tmp_path: Path):
+    plain = tmp_path / "g.self"
+    run_to_end(cerise_bin, plain, 2)
+    info = subprocess.run([str(cerise_bin), "datagen", "info", str(plain)], capture_output=True, text=True, timeout=60)
+    games = re.search(r"^positions\s+\d+ in (\d+) games", info.stdout, re.M)
+    assert games, info.stdout
+    packed = tmp_path / "g.spk"
+    done = subprocess.run([str(cerise_bin), "datagen", "pack", str(plain), "--out", str(packed)],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    # Every game of a datagen file is one run: its first record whole, then 4 bytes a ply.
+    assert f"({games[1]} stored whole)" in done.stdout, done.stdout
+    assert packed.stat().st_size * 5 < plain.stat().st_size
+    back = tmp_path / "back.self"
+    done = subprocess.run([str(cerise_bin), "datagen", "unpack", str(packed), "--out", str(back)],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert back.read_bytes() == plain.read_bytes()
+    # A packed file where a self-play file is expected says how to unpack it.
+    resumed = subprocess.run(command(cerise_bin, packed, 1), capture_output=True, text=True, timeout=60)
+    assert resumed.returncode != 0
+    assert "cerise datagen unpack" in resumed.stderr, resumed.stderr
+    assert "panicked" not in resumed.stderr
