@@ -37,6 +37,7 @@ fn shipped(name: &str) -> NetFile {
 /// Every shipped MLP net in nets/: both forms, three widths.
 fn shipped_nets() -> Vec<(&'static str, NetFile)> {
     [
+        "cerise-narrow-as-07afa601d5e3",
         "cerise-narrow-as-f532d5f2c62e",
         "cerise-narrow-as-4d5eebc5ebf8",
         "cerise-small-as-d95ae74c41f6",
@@ -293,6 +294,7 @@ fn score_bits(eval: &NativeEvaluator, calls: &[(CompactBoard, Vec<CompactBoard>)
 /// baseline code is checked on a CPU without AVX2 too, and each set against the other
 /// where a CPU has both.
 const RECORDED_BITS: &[(&str, u64)] = &[
+    ("cerise-narrow-as-07afa601d5e3", 0xc4a2_e8f1_5932_808c),
     ("cerise-narrow-as-f532d5f2c62e", 0x6331_c88e_24a6_5559),
     ("cerise-narrow-as-4d5eebc5ebf8", 0xb8b2_aa01_47a4_fa68),
     ("cerise-small-as-d95ae74c41f6", 0xddda_9e63_1bd3_cb77),
@@ -384,6 +386,7 @@ fn int8_incremental_scores_equal_scores_from_scratch_bit_for_bit() {
 
 /// FNV-1a of every int8 score on [`search_like_calls`], as [`RECORDED_BITS`] for f32.
 const RECORDED_INT8_BITS: &[(&str, u64)] = &[
+    ("cerise-narrow-as-07afa601d5e3", 0x8070_5d5c_461c_580e),
     ("cerise-narrow-as-f532d5f2c62e", 0xaaaa_8c9f_e615_5b31),
     ("cerise-narrow-as-4d5eebc5ebf8", 0x9388_f52e_ca39_8d88),
     ("cerise-small-as-d95ae74c41f6", 0xfef4_ef6d_5fc4_4dcc),
