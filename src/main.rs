@@ -164,7 +164,7 @@ enum DatagenCmd {
     /// plain file's xz size).
     Pack(cerise::data::selfplay::pack::PackArgs),
     /// Restore a self-play file from `datagen pack`'s output, byte for byte.
-    Unpack(cerise::data::selfplay::pack::UnpackArgs),
+    Unpack(cerise::data::selfplay::pack::PackArgs),
     #[cfg(feature = "pgn")]
     /// Self-play positions to Deep Pink triplets (q after the best move, r after a random
     /// other move), split by game.

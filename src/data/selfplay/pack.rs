@@ -41,29 +41,14 @@ use std::path::{Path, PathBuf};
 /// Bytes a continuation takes: score and best move.
 const CONTINUATION_BYTES: usize = 4;
 
-/// Store a self-play file game by game (after `xz`, under a third of the plain file's `xz`
-/// size).
+/// The arguments of `datagen pack` (a self-play file in, a packed file out) and of `datagen
+/// unpack` (the reverse).
 #[derive(clap::Args, Clone, Debug, PartialEq, Eq)]
 pub struct PackArgs {
-    /// A file written by `cerise datagen` (its committed records are packed).
+    /// The file to convert: a `cerise datagen` file for `pack` (its committed records), a
+    /// `cerise datagen pack` file for `unpack`.
     pub input: PathBuf,
-    /// The packed file; written as `<out>.partial` and renamed when complete.
-    #[arg(short, long)]
-    pub out: PathBuf,
-    /// Replace an existing output file.
-    #[arg(long)]
-    pub force: bool,
-    /// No progress display on stderr.
-    #[arg(long)]
-    pub no_progress: bool,
-}
-
-/// Restore a self-play file from `cerise datagen pack`'s output, byte for byte.
-#[derive(clap::Args, Clone, Debug, PartialEq, Eq)]
-pub struct UnpackArgs {
-    /// A file written by `cerise datagen pack`.
-    pub input: PathBuf,
-    /// The self-play file; written as `<out>.partial` and renamed when complete.
+    /// The converted file; written as `<out>.partial` and renamed when complete.
     #[arg(short, long)]
     pub out: PathBuf,
     /// Replace an existing output file.
@@ -300,7 +285,7 @@ impl<R: Read> Body<R> {
 }
 
 /// Runs `cerise datagen unpack`: every record is decoded and checked on the way.
-pub fn run_unpack(args: &UnpackArgs) -> Result<PackSummary> {
+pub fn run_unpack(args: &PackArgs) -> Result<PackSummary> {
     ensure!(
         args.input != args.out,
         "--out {} is the input; write somewhere else",

@@ -79,13 +79,8 @@ fn pack_args(input: &Path, out: &Path) -> PackArgs {
     }
 }
 
-fn unpack_args(input: &Path, out: &Path) -> UnpackArgs {
-    UnpackArgs {
-        input: input.to_path_buf(),
-        out: out.to_path_buf(),
-        force: false,
-        no_progress: true,
-    }
+fn unpack_args(input: &Path, out: &Path) -> PackArgs {
+    pack_args(input, out)
 }
 
 #[test]
