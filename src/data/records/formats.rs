@@ -13,6 +13,9 @@ pub struct Format {
     /// Whether a writer appends to it in commits ([`super::RecordAppender`]): a reader then
     /// takes the committed records and ignores a tail left by a run killed mid-commit.
     pub appendable: bool,
+    /// For a kind that stores another kind in another form: that kind, and the command that
+    /// gives it back, so that a reader of the inner kind says how to unpack it.
+    pub packs: Option<(&'static Format, &'static str)>,
 }
 
 pub const TRIPLETS: Format = Format {
@@ -21,6 +24,7 @@ pub const TRIPLETS: Format = Format {
     name: "triplet file",
     maker: "cerise data triplets",
     appendable: false,
+    packs: None,
 };
 
 pub const POSITIONS: Format = Format {
@@ -29,6 +33,7 @@ pub const POSITIONS: Format = Format {
     name: "labelled-positions file",
     maker: "cerise data positions",
     appendable: false,
+    packs: None,
 };
 
 pub const SELFPLAY: Format = Format {
@@ -37,6 +42,7 @@ pub const SELFPLAY: Format = Format {
     name: "self-play file",
     maker: "cerise datagen",
     appendable: true,
+    packs: None,
 };
 
 /// A self-play file stored game by game (`cerise datagen pack`); not a record file itself,
@@ -47,6 +53,10 @@ pub const SELFPLAY_PACKED: Format = Format {
     name: "packed self-play file",
     maker: "cerise datagen pack",
     appendable: false,
+    packs: Some((
+        &SELFPLAY,
+        "cerise datagen unpack <packed file> --out <file>.self",
+    )),
 };
 
 /// Every kind this build reads.

@@ -21,15 +21,26 @@ pub fn encode<H: FileHeader>(h: &H) -> Result<Vec<u8>> {
         total <= MAX_HEADER_BYTES as usize,
         "header would be {total} bytes; shorten the source path"
     );
-    let format = H::FORMAT;
     let mut out = Vec::with_capacity(total);
-    out.extend_from_slice(format.magic);
-    out.extend_from_slice(&format.version.to_le_bytes());
-    out.extend_from_slice(&(total as u32).to_le_bytes());
-    out.extend_from_slice(&h.count().to_le_bytes());
-    out.extend_from_slice(&(H::Record::BYTES as u32).to_le_bytes());
+    write_prefix(
+        &mut out,
+        H::FORMAT,
+        total as u32,
+        h.count(),
+        H::Record::BYTES as u32,
+    );
     out.extend_from_slice(&fields.into_bytes());
     Ok(out)
+}
+
+/// Appends the common prefix: `format`'s magic and version, the whole header's length, the
+/// record count and the record size.
+pub fn write_prefix(out: &mut Vec<u8>, format: &Format, header_len: u32, count: u64, record: u32) {
+    out.extend_from_slice(format.magic);
+    out.extend_from_slice(&format.version.to_le_bytes());
+    out.extend_from_slice(&header_len.to_le_bytes());
+    out.extend_from_slice(&count.to_le_bytes());
+    out.extend_from_slice(&record.to_le_bytes());
 }
 
 fn u32_at(bytes: &[u8], at: usize) -> u32 {
@@ -47,13 +58,16 @@ pub fn announced_len(format: &Format, prefix: &[u8]) -> Result<u32> {
     );
     let magic = &prefix[..8];
     if magic != format.magic {
-        if magic == formats::SELFPLAY_PACKED.magic && format == &formats::SELFPLAY {
-            bail!(
-                "this is a packed self-play file (`cerise datagen pack`); unpack it first with \
-                 `cerise datagen unpack <packed file> --out <file>.self`"
-            );
-        }
         if let Some(other) = formats::ALL.iter().find(|f| f.magic == magic) {
+            if let Some((inner, unpack)) = other.packs {
+                if inner == format {
+                    bail!(
+                        "this is a {} (`{}`); unpack it first with `{unpack}`",
+                        other.name,
+                        other.maker
+                    );
+                }
+            }
             bail!(
                 "this is a {} (`{}`), not a {}; make one with `{}`",
                 other.name,

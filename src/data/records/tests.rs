@@ -142,6 +142,7 @@ const APPEND_FORMAT: Format = Format {
     name: "test file",
     maker: "the unit tests",
     appendable: true,
+    packs: None,
 };
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

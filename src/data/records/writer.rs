@@ -89,24 +89,25 @@ impl<H: FileHeader> RecordWriter<H> {
             .with_context(|| format!("cannot flush {} (disk full?)", self.partial.display()))?;
         file.seek(SeekFrom::Start(COUNT_OFFSET))?;
         file.write_all(&self.header.count().to_le_bytes())?;
-        file.sync_all()
-            .with_context(|| format!("cannot sync {}", self.partial.display()))?;
-        drop(file);
-        std::fs::rename(&self.partial, &self.path).with_context(|| {
-            format!(
-                "cannot rename {} to {}",
-                self.partial.display(),
-                self.path.display()
-            )
-        })?;
-        sync_parent(&self.path)?;
+        publish(file, &self.partial, &self.path)?;
         Ok(self.header.count())
     }
 }
 
+/// Syncs a finished `partial` file, renames it to `path` and syncs the directory: the
+/// finished file appears under its name whole or not at all.
+pub(crate) fn publish(file: File, partial: &Path, path: &Path) -> Result<()> {
+    file.sync_all()
+        .with_context(|| format!("cannot sync {}", partial.display()))?;
+    drop(file);
+    std::fs::rename(partial, path)
+        .with_context(|| format!("cannot rename {} to {}", partial.display(), path.display()))?;
+    sync_parent(path)
+}
+
 /// Syncs the directory that holds `path`, so that a rename (or a new file) in it survives a power loss: the
 /// file's bytes are already synced, but the new name lives in the directory's own blocks.
-pub(crate) fn sync_parent(path: &Path) -> Result<()> {
+pub(super) fn sync_parent(path: &Path) -> Result<()> {
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),

@@ -28,9 +28,9 @@
 
 use super::record::{SelfPlayRecord, StoredMove};
 use super::{SelfPlayHeader, SelfPlayReader};
-use crate::data::records::header::{announced_len, decode, encode, PREFIX_BYTES};
+use crate::data::records::header::{announced_len, decode, encode, write_prefix, PREFIX_BYTES};
 use crate::data::records::progress::{Progress, Unit};
-use crate::data::records::writer::{refuse_existing, sync_parent};
+use crate::data::records::writer::{publish, refuse_existing};
 use crate::data::records::{formats, partial_path, FileHeader, Record, RecordWriter};
 use anyhow::{bail, ensure, Context, Result};
 use shakmaty::Position;
@@ -128,15 +128,20 @@ fn write_varint(out: &mut Vec<u8>, mut v: u64) {
     out.push(v as u8);
 }
 
-/// The output `.partial`, or why not: an existing output without `force`, or the input itself.
-fn create_output(input: &Path, out: &Path, force: bool) -> Result<(BufWriter<File>, PathBuf)> {
+/// Why `args.out` may not be written: it is the input, or it exists and `--force` is not given.
+fn check_output(args: &PackArgs) -> Result<()> {
     ensure!(
-        input != out,
+        args.input != args.out,
         "--out {} is the input; write somewhere else",
-        out.display()
+        args.out.display()
     );
-    refuse_existing(&[out.to_path_buf()], force)?;
-    let partial = partial_path(out);
+    refuse_existing(std::slice::from_ref(&args.out), args.force)
+}
+
+/// The output `.partial`, once [`check_output`] allows it.
+fn create_output(args: &PackArgs) -> Result<(BufWriter<File>, PathBuf)> {
+    check_output(args)?;
+    let partial = partial_path(&args.out);
     let file =
         File::create(&partial).with_context(|| format!("cannot create {}", partial.display()))?;
     Ok((BufWriter::with_capacity(1 << 20, file), partial))
@@ -148,13 +153,8 @@ fn finish_output(out: BufWriter<File>, partial: &Path, path: &Path) -> Result<u6
         .into_inner()
         .map_err(|e| e.into_error())
         .with_context(|| format!("cannot flush {} (disk full?)", partial.display()))?;
-    file.sync_all()
-        .with_context(|| format!("cannot sync {}", partial.display()))?;
     let size = file.metadata()?.len();
-    drop(file);
-    std::fs::rename(partial, path)
-        .with_context(|| format!("cannot rename {} to {}", partial.display(), path.display()))?;
-    sync_parent(path)?;
+    publish(file, partial, path)?;
     Ok(size)
 }
 
@@ -162,14 +162,16 @@ fn finish_output(out: BufWriter<File>, partial: &Path, path: &Path) -> Result<u6
 struct Run {
     first: [u8; SelfPlayRecord::BYTES],
     continuations: Vec<u8>,
-    n: u64,
 }
 
 impl Run {
     fn flush(&mut self, out: &mut BufWriter<File>, scratch: &mut Vec<u8>) -> Result<()> {
         scratch.clear();
         scratch.extend_from_slice(&self.first);
-        write_varint(scratch, self.n);
+        write_varint(
+            scratch,
+            (self.continuations.len() / CONTINUATION_BYTES) as u64,
+        );
         scratch.extend_from_slice(&self.continuations);
         out.write_all(scratch).context("cannot write (disk full?)")
     }
@@ -179,15 +181,16 @@ impl Run {
 pub fn run_pack(args: &PackArgs) -> Result<PackSummary> {
     let mut reader = SelfPlayReader::open(&args.input)?;
     let header = encode(reader.header())?;
-    let (mut out, partial) = create_output(&args.input, &args.out, args.force)?;
+    let (mut out, partial) = create_output(args)?;
     let result = (|| -> Result<(u64, u64)> {
-        let format = &formats::SELFPLAY_PACKED;
         let mut prefix = Vec::with_capacity(PREFIX_BYTES);
-        prefix.extend_from_slice(format.magic);
-        prefix.extend_from_slice(&format.version.to_le_bytes());
-        prefix.extend_from_slice(&((PREFIX_BYTES + header.len()) as u32).to_le_bytes());
-        prefix.extend_from_slice(&reader.len().to_le_bytes());
-        prefix.extend_from_slice(&(SelfPlayRecord::BYTES as u32).to_le_bytes());
+        write_prefix(
+            &mut prefix,
+            &formats::SELFPLAY_PACKED,
+            (PREFIX_BYTES + header.len()) as u32,
+            reader.len(),
+            SelfPlayRecord::BYTES as u32,
+        );
         out.write_all(&prefix)?;
         out.write_all(&header)?;
         let mut progress = Progress::new("pack", reader.len(), Unit::Items, args.no_progress)?;
@@ -198,16 +201,17 @@ pub fn run_pack(args: &PackArgs) -> Result<PackSummary> {
         while reader.read_batch(1 << 15, &mut batch)? > 0 {
             for r in batch.drain(..) {
                 let bytes = encoded(&r);
-                let follows = prev
+                // The stored score if `r` follows `prev` exactly, so is a continuation.
+                let continuation = prev
                     .as_ref()
-                    .and_then(|p| successor(p, r.score, r.best))
-                    .is_some_and(|next| encoded(&next) == bytes);
-                match (&mut run, follows, &prev) {
-                    (Some(run), true, Some(p)) => {
-                        let code = score_code(r.score, p.score);
+                    .filter(|p| {
+                        successor(p, r.score, r.best).is_some_and(|next| encoded(&next) == bytes)
+                    })
+                    .map(|p| score_code(r.score, p.score));
+                match (&mut run, continuation) {
+                    (Some(run), Some(code)) => {
                         run.continuations.extend_from_slice(&code.to_le_bytes());
                         run.continuations.extend_from_slice(&bytes[26..28]);
-                        run.n += 1;
                     }
                     _ => {
                         if let Some(mut done_run) = run.take() {
@@ -217,7 +221,6 @@ pub fn run_pack(args: &PackArgs) -> Result<PackSummary> {
                         run = Some(Run {
                             first: bytes,
                             continuations: Vec::new(),
-                            n: 0,
                         });
                     }
                 }
@@ -286,12 +289,7 @@ impl<R: Read> Body<R> {
 
 /// Runs `cerise datagen unpack`: every record is decoded and checked on the way.
 pub fn run_unpack(args: &PackArgs) -> Result<PackSummary> {
-    ensure!(
-        args.input != args.out,
-        "--out {} is the input; write somewhere else",
-        args.out.display()
-    );
-    refuse_existing(std::slice::from_ref(&args.out), args.force)?;
+    check_output(args)?;
     let file =
         File::open(&args.input).with_context(|| format!("cannot open {}", args.input.display()))?;
     let bytes_in = file.metadata()?.len();

@@ -70,7 +70,8 @@ fn write_games(path: &Path) -> (u64, u64) {
     (records, runs)
 }
 
-fn pack_args(input: &Path, out: &Path) -> PackArgs {
+/// The arguments of `datagen pack` and of `datagen unpack` alike.
+fn args(input: &Path, out: &Path) -> PackArgs {
     PackArgs {
         input: input.to_path_buf(),
         out: out.to_path_buf(),
@@ -79,8 +80,13 @@ fn pack_args(input: &Path, out: &Path) -> PackArgs {
     }
 }
 
-fn unpack_args(input: &Path, out: &Path) -> PackArgs {
-    pack_args(input, out)
+/// A fresh directory holding `a.self` from [`write_games`] and its packed form `a.spk`.
+fn packed_fixture(tag: &str) -> (PathBuf, PathBuf, PathBuf) {
+    let dir = temp_dir(tag);
+    let (plain, packed) = (dir.join("a.self"), dir.join("a.spk"));
+    write_games(&plain);
+    run_pack(&args(&plain, &packed)).unwrap();
+    (dir, plain, packed)
 }
 
 #[test]
@@ -88,7 +94,7 @@ fn a_file_packs_game_by_game_and_unpacks_byte_for_byte() {
     let dir = temp_dir("sp-pack");
     let (plain, packed, back) = (dir.join("a.self"), dir.join("a.spk"), dir.join("b.self"));
     let (records, runs) = write_games(&plain);
-    let summary = run_pack(&pack_args(&plain, &packed)).unwrap();
+    let summary = run_pack(&args(&plain, &packed)).unwrap();
     assert_eq!((summary.records, summary.runs), (records, runs));
     // The header, a whole record a run, a varint a run and 4 bytes a continuation.
     let header_len = std::fs::metadata(&plain).unwrap().len() - records * 40;
@@ -96,7 +102,7 @@ fn a_file_packs_game_by_game_and_unpacks_byte_for_byte() {
         summary.bytes_out,
         PREFIX_BYTES as u64 + header_len + runs * (40 + 1) + (records - runs) * 4
     );
-    let summary = run_unpack(&unpack_args(&packed, &back)).unwrap();
+    let summary = run_unpack(&args(&packed, &back)).unwrap();
     assert_eq!((summary.records, summary.runs), (records, runs));
     assert_eq!(
         std::fs::read(&plain).unwrap(),
@@ -104,9 +110,9 @@ fn a_file_packs_game_by_game_and_unpacks_byte_for_byte() {
     );
     assert!(!partial_path(&back).exists() && !partial_path(&packed).exists());
     // Outputs are replaced only with --force.
-    let e = run_pack(&pack_args(&plain, &packed)).unwrap_err();
+    let e = run_pack(&args(&plain, &packed)).unwrap_err();
     assert!(e.to_string().contains("--force"), "{e}");
-    let e = run_unpack(&unpack_args(&packed, &back)).unwrap_err();
+    let e = run_unpack(&args(&packed, &back)).unwrap_err();
     assert!(e.to_string().contains("--force"), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -135,8 +141,8 @@ fn an_empty_file_round_trips() {
     let dir = temp_dir("sp-pack-empty");
     let (plain, packed, back) = (dir.join("a.self"), dir.join("a.spk"), dir.join("b.self"));
     drop(SelfPlayAppender::open(&plain, selfplay_header()).unwrap());
-    assert_eq!(run_pack(&pack_args(&plain, &packed)).unwrap().records, 0);
-    assert_eq!(run_unpack(&unpack_args(&packed, &back)).unwrap().records, 0);
+    assert_eq!(run_pack(&args(&plain, &packed)).unwrap().records, 0);
+    assert_eq!(run_unpack(&args(&packed, &back)).unwrap().records, 0);
     assert_eq!(
         std::fs::read(&plain).unwrap(),
         std::fs::read(&back).unwrap()
@@ -146,13 +152,10 @@ fn an_empty_file_round_trips() {
 
 #[test]
 fn each_kind_given_for_the_other_is_named() {
-    let dir = temp_dir("sp-pack-kinds");
-    let (plain, packed) = (dir.join("a.self"), dir.join("a.spk"));
-    write_games(&plain);
-    run_pack(&pack_args(&plain, &packed)).unwrap();
+    let (dir, plain, packed) = packed_fixture("sp-pack-kinds");
     let e = format!(
         "{:#}",
-        run_unpack(&unpack_args(&plain, &dir.join("x"))).unwrap_err()
+        run_unpack(&args(&plain, &dir.join("x"))).unwrap_err()
     );
     assert!(e.contains("this is a self-play file"), "{e}");
     let e = format!("{:#}", SelfPlayReader::open(&packed).unwrap_err());
@@ -162,7 +165,7 @@ fn each_kind_given_for_the_other_is_named() {
     );
     let e = format!(
         "{:#}",
-        run_pack(&pack_args(&packed, &dir.join("y"))).unwrap_err()
+        run_pack(&args(&packed, &dir.join("y"))).unwrap_err()
     );
     assert!(e.contains("packed self-play file"), "{e}");
     assert!(!dir.join("x").exists() && !partial_path(&dir.join("x")).exists());
@@ -171,10 +174,7 @@ fn each_kind_given_for_the_other_is_named() {
 
 #[test]
 fn damaged_packed_files_are_refused_or_read_never_a_panic_nor_a_partial_left() {
-    let dir = temp_dir("sp-pack-corrupt");
-    let (plain, packed) = (dir.join("a.self"), dir.join("a.spk"));
-    write_games(&plain);
-    run_pack(&pack_args(&plain, &packed)).unwrap();
+    let (dir, _, packed) = packed_fixture("sp-pack-corrupt");
     let good = std::fs::read(&packed).unwrap();
     let (bad, out) = (dir.join("bad.spk"), dir.join("out.self"));
     let mut rng = SplitMix64::new(0xBAD);
@@ -189,7 +189,7 @@ fn damaged_packed_files_are_refused_or_read_never_a_panic_nor_a_partial_left() {
         }
         std::fs::write(&bad, &bytes).unwrap();
         let _ = std::fs::remove_file(&out);
-        match std::panic::catch_unwind(|| run_unpack(&unpack_args(&bad, &out))) {
+        match std::panic::catch_unwind(|| run_unpack(&args(&bad, &out))) {
             Ok(Ok(_)) => {}
             Ok(Err(e)) => {
                 refused += 1;
