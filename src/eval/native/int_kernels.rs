@@ -108,7 +108,7 @@ impl Int8Layer {
 }
 
 /// `out` = bias + Σ_i act[i] · w[i], portable. Groups of four zero activations are skipped
-/// (a sum unchanged), as the vector versions skip them.
+/// (a sum unchanged), as the AVX2 version skips them.
 #[inline(always)]
 pub fn layer_portable(layer: &Int8Layer, act: &[u8], out: &mut [i32]) {
     let n = layer.outputs;
@@ -174,39 +174,86 @@ pub unsafe fn layer_avx2(layer: &Int8Layer, act: &[u8], out: &mut [i32]) {
 
 /// [`layer_portable`] with AVX-512 VNNI: one `vpdpbusd` per group and 16 outputs.
 ///
+/// Blocks of up to 128 outputs (eight registers), each by [`block_avx512`] with the
+/// register count fixed at compile time, so that the sums live in registers rather than in
+/// a stack array (the first version's runtime count spilled them: a store and reload around
+/// every `vpdpbusd`).
+///
 /// # Safety
 /// The CPU must support AVX-512 F, BW and VNNI; the lengths as for [`layer_avx2`].
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
 #[inline]
 pub unsafe fn layer_avx512(layer: &Int8Layer, act: &[u8], out: &mut [i32]) {
-    use std::arch::x86_64::*;
     debug_assert!(act.len() >= layer.inputs && out.len() >= layer.outputs);
     let n = layer.outputs;
-    let w = layer.weights.as_ptr();
     let mut block = 0;
     while block < n {
-        // Up to 128 outputs (eight registers) at a time.
         let regs = ((n - block) / 16).min(8);
-        let mut sums = [_mm512_setzero_si512(); 8];
-        for (r, s) in sums.iter_mut().enumerate().take(regs) {
-            *s = _mm512_loadu_si512(layer.bias.as_ptr().add(block + 16 * r).cast());
-        }
-        for g in 0..layer.inputs / GROUP {
-            let four = (act.as_ptr().add(g * GROUP) as *const i32).read_unaligned();
-            if four == 0 {
-                continue;
-            }
-            let a = _mm512_set1_epi32(four);
-            let base = w.add((g * n + block) * GROUP);
-            for (r, s) in sums.iter_mut().enumerate().take(regs) {
-                *s = _mm512_dpbusd_epi32(*s, a, _mm512_loadu_si512(base.add(64 * r).cast()));
-            }
-        }
-        for (r, s) in sums.iter().enumerate().take(regs) {
-            _mm512_storeu_si512(out.as_mut_ptr().add(block + 16 * r).cast(), *s);
-        }
+        let f = match regs {
+            1 => block_avx512::<1>,
+            2 => block_avx512::<2>,
+            3 => block_avx512::<3>,
+            4 => block_avx512::<4>,
+            5 => block_avx512::<5>,
+            6 => block_avx512::<6>,
+            7 => block_avx512::<7>,
+            _ => block_avx512::<8>,
+        };
+        f(layer, act, out, block);
         block += 16 * regs;
+    }
+}
+
+/// `R` registers (16·R outputs from `block` on) of [`layer_avx512`]. Two interleaved sets
+/// of sums, even and odd input groups, halve the chain of dependent `vpdpbusd`s (five cycles
+/// each) that one set makes; integer sums are exact, so the order changes no bit. No group
+/// is skipped (a zero group adds nothing), so the loop has no data-dependent branch; the
+/// change was timed as a whole (bench/README.md, "Integer inference"), not piece by piece.
+///
+/// # Safety
+/// As [`layer_avx512`]; `block + 16·R` ≤ `layer.outputs`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
+#[inline]
+unsafe fn block_avx512<const R: usize>(
+    layer: &Int8Layer,
+    act: &[u8],
+    out: &mut [i32],
+    block: usize,
+) {
+    use std::arch::x86_64::*;
+    let n = layer.outputs;
+    let w = layer.weights.as_ptr();
+    let a = act.as_ptr() as *const i32;
+    let mut even = [_mm512_setzero_si512(); R];
+    let mut odd = [_mm512_setzero_si512(); R];
+    for (r, s) in even.iter_mut().enumerate() {
+        *s = _mm512_loadu_si512(layer.bias.as_ptr().add(block + 16 * r).cast());
+    }
+    let groups = layer.inputs / GROUP;
+    let mut g = 0;
+    while g + 1 < groups {
+        let a0 = _mm512_set1_epi32(a.add(g).read_unaligned());
+        let a1 = _mm512_set1_epi32(a.add(g + 1).read_unaligned());
+        let b0 = w.add((g * n + block) * GROUP);
+        let b1 = w.add(((g + 1) * n + block) * GROUP);
+        for r in 0..R {
+            even[r] = _mm512_dpbusd_epi32(even[r], a0, _mm512_loadu_si512(b0.add(64 * r).cast()));
+            odd[r] = _mm512_dpbusd_epi32(odd[r], a1, _mm512_loadu_si512(b1.add(64 * r).cast()));
+        }
+        g += 2;
+    }
+    if g < groups {
+        let a0 = _mm512_set1_epi32(a.add(g).read_unaligned());
+        let b0 = w.add((g * n + block) * GROUP);
+        for (r, s) in even.iter_mut().enumerate() {
+            *s = _mm512_dpbusd_epi32(*s, a0, _mm512_loadu_si512(b0.add(64 * r).cast()));
+        }
+    }
+    for r in 0..R {
+        let sum = _mm512_add_epi32(even[r], odd[r]);
+        _mm512_storeu_si512(out.as_mut_ptr().add(block + 16 * r).cast(), sum);
     }
 }
 
@@ -248,7 +295,15 @@ mod tests {
     /// saturation bound) and on sparse ones, for widths that leave partial blocks.
     #[test]
     fn every_version_gives_the_definition_bit_for_bit() {
-        for (inputs, outputs) in [(128, 32), (256, 32), (512, 512), (64, 16), (12, 48), (7, 5)] {
+        for (inputs, outputs) in [
+            (128, 32),
+            (256, 32),
+            (512, 512),
+            (64, 16),
+            (12, 48),
+            (7, 5),
+            (20, 144),
+        ] {
             let (l, columns, bias) = layer(inputs, outputs);
             for pattern in 0..3 {
                 let mut act = vec![0u8; l.inputs];
