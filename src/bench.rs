@@ -84,6 +84,9 @@ pub fn header_line(config: &BenchConfig, eval: &dyn Evaluator) -> String {
 pub struct BenchSummary {
     pub positions: usize,
     pub nodes: u64,
+    /// Nodes the search entered; the rest of `nodes` were scored in a batch and never
+    /// searched.
+    pub entered: u64,
     pub elapsed: Duration,
     /// Eval-cache probes and hits over the whole bench; every miss is one evaluation.
     pub cache_probes: u64,
@@ -106,6 +109,16 @@ impl BenchSummary {
 
     pub fn evals_per_second(&self) -> f64 {
         self.evaluations() as f64 / self.elapsed.as_secs_f64().max(1e-9)
+    }
+
+    /// The share of scored nodes that the search went on to enter: what batch-first
+    /// scoring costs is the evaluations of the other 1 − this.
+    pub fn searched_fraction(&self) -> f64 {
+        if self.nodes == 0 {
+            0.0
+        } else {
+            self.entered as f64 / self.nodes as f64
+        }
     }
 
     pub fn cache_hit_rate(&self) -> f64 {
@@ -135,10 +148,11 @@ impl BenchSummary {
             None => String::new(),
         };
         format!(
-            "bench-stats nodes={} nps={} evals={} evals_per_s={:.0} mean_batch={mean_batch} \
-             cache_hit_rate={:.3} eval_busy={busy}{backend}",
+            "bench-stats nodes={} nps={} searched={:.3} evals={} evals_per_s={:.0} \
+             mean_batch={mean_batch} cache_hit_rate={:.3} eval_busy={busy}{backend}",
             self.nodes,
             self.nps(),
+            self.searched_fraction(),
             self.evaluations(),
             self.evals_per_second(),
             self.cache_hit_rate()
@@ -203,6 +217,7 @@ pub fn run(
     let mut summary = BenchSummary {
         positions: positions.len(),
         nodes: 0,
+        entered: 0,
         elapsed: Duration::ZERO,
         cache_probes: 0,
         cache_hits: 0,
@@ -226,6 +241,7 @@ pub fn run(
         let result = search::search_blocking(root, limits, search_config.clone(), shared.clone());
         summary.elapsed += started.elapsed();
         summary.nodes += result.nodes;
+        summary.entered += result.entered;
         // The cache counters restart at each clear, so collect them per position.
         let (hits, probes) = shared.eval.stats();
         summary.cache_hits += hits;
@@ -272,6 +288,7 @@ mod tests {
         let mut s = BenchSummary {
             positions: 1,
             nodes: 3000,
+            entered: 1200,
             elapsed: Duration::from_millis(1500),
             cache_probes: 400,
             cache_hits: 100,
@@ -281,8 +298,8 @@ mod tests {
         assert_eq!(s.final_line(), "3000 nodes 2000 nps");
         assert_eq!(
             s.stats_line(),
-            "bench-stats nodes=3000 nps=2000 evals=300 evals_per_s=200 mean_batch=na \
-             cache_hit_rate=0.250 eval_busy=na"
+            "bench-stats nodes=3000 nps=2000 searched=0.400 evals=300 evals_per_s=200 \
+             mean_batch=na cache_hit_rate=0.250 eval_busy=na"
         );
         s.batches = Some(BatchStats {
             batches: 10,
@@ -376,6 +393,15 @@ mod tests {
         let b = run(&config, eval, &mut |_| {}).unwrap();
         assert_eq!(a.nodes, b.nodes);
         assert!(a.nodes > 0);
+        // Every entered node was scored by its parent's batch, and at depth 2 most leaves
+        // are scored without being entered.
+        assert_eq!(a.entered, b.entered);
+        assert!(
+            a.entered > 0 && a.entered < a.nodes,
+            "{} of {}",
+            a.entered,
+            a.nodes
+        );
         assert_eq!(lines.len(), a.positions);
     }
 

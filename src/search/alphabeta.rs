@@ -96,6 +96,7 @@ pub fn search(
     ply: usize,
     static_eval: i32,
 ) -> i32 {
+    td.entered += 1;
     td.pv[ply].clear();
     if td.aborted {
         return 0;

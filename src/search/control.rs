@@ -18,6 +18,9 @@ pub struct Control {
     pub nodes: AtomicU64,
     /// Tablebase probes that found their position (UCI `tbhits`).
     pub tbhits: AtomicU64,
+    /// Sum of the threads' published counts of nodes the search entered (see
+    /// `ThreadData::entered`).
+    pub entered: AtomicU64,
     pub node_limit: Option<u64>,
     pub clock: Clock,
     error: Mutex<Option<String>>,
@@ -34,6 +37,7 @@ impl Control {
             finished: AtomicBool::new(false),
             nodes: AtomicU64::new(0),
             tbhits: AtomicU64::new(0),
+            entered: AtomicU64::new(0),
             node_limit,
             clock,
             error: Mutex::new(None),

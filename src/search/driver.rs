@@ -505,6 +505,7 @@ fn finish(
         Release::OnStopOrPonderhit => control.wait_for_release(true),
     }
     let nodes = control.nodes.load(Ordering::Relaxed);
+    let entered = control.entered.load(Ordering::Relaxed);
     let info = make_info(control, pos, &report, nodes);
     let best = info.pv.first().cloned();
     let ponder = match (ponder, report.pv.first()) {
@@ -523,6 +524,7 @@ fn finish(
         score,
         depth,
         nodes,
+        entered,
         time,
     }
 }

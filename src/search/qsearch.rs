@@ -22,6 +22,10 @@ pub fn qsearch(
     qply: usize,
     static_eval: i32,
 ) -> i32 {
+    // qply 0 is `search` handing over the node it entered; later plies are children.
+    if qply > 0 {
+        td.entered += 1;
+    }
     if td.aborted {
         return 0;
     }

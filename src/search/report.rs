@@ -66,5 +66,7 @@ pub struct SearchResult {
     pub score: Score,
     pub depth: u32,
     pub nodes: u64,
+    /// Nodes the search entered, of `nodes` scored (see `ThreadData::entered`).
+    pub entered: u64,
     pub time: Duration,
 }

@@ -35,6 +35,12 @@ pub struct ThreadData<'a> {
     pub is_main: bool,
     pub nodes: u64,
     published: u64,
+    /// Nodes the search entered (a `search` call, or a `qsearch` call for a child), beyond
+    /// the root. `nodes` counts every child scored, since each node scores all its children
+    /// in one batch; `nodes − entered` are the scored children never searched, the price of
+    /// scoring in batches (reported by `bench`).
+    pub entered: u64,
+    published_entered: u64,
     next_check: u64,
     pub seldepth: usize,
     /// Root history plus the current search path, for repetition draws.
@@ -92,6 +98,8 @@ impl<'a> ThreadData<'a> {
             is_main,
             nodes: 0,
             published: 0,
+            entered: 0,
+            published_entered: 0,
             next_check,
             seldepth: 0,
             history,
@@ -129,6 +137,11 @@ impl<'a> ThreadData<'a> {
         self.control
             .nodes
             .fetch_add(delta, std::sync::atomic::Ordering::Relaxed);
+        let entered = self.entered - self.published_entered;
+        self.published_entered = self.entered;
+        self.control
+            .entered
+            .fetch_add(entered, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// Nodes of all threads so far: the published total plus this thread's unpublished ones.
