@@ -79,7 +79,11 @@ def test_cli_bench_is_deterministic(cerise_bin):
     assert first > 0
     # The header (stderr) and the bench-stats line name the backend running the net.
     assert r.stderr.startswith("bench with evaluator net ") and ", backend " in r.stderr.splitlines()[0], r.stderr
-    assert " backend=" in r.stdout.splitlines()[-2], r.stdout
+    stats = r.stdout.splitlines()[-2]
+    assert " backend=" in stats, r.stdout
+    # The share of scored nodes the search entered: some, not all (leaves are scored unentered).
+    searched = float(stats.split(" searched=")[1].split()[0])
+    assert 0.0 < searched < 1.0, stats
     assert cli_bench(cerise_bin, "4")[0] == first, "bench 4 node count differs between two runs"
 
 
