@@ -151,7 +151,7 @@ fn start_net(
              int8 or fp32"
         )),
         (Backend::Native, precision) => {
-            let simd = Simd::detect();
+            let simd = Simd::chosen()?;
             let native = match precision {
                 Precision::Fp32 => NativeEvaluator::with(&net, origin, simd, Arithmetic::F32),
                 Precision::Int8 => NativeEvaluator::with(&net, origin, simd, Arithmetic::Int8),

@@ -43,13 +43,56 @@ impl Simd {
         Simd::Baseline
     }
 
+    /// The set the native backend runs: the best this CPU has, or the one the environment
+    /// variable `CERISE_SIMD` names (`avx512-vnni`, `avx2` or `baseline`), so that a tester
+    /// can time or check a lower set on a CPU that has a higher one. A name that is not a
+    /// set, or a set this CPU lacks, is an error that says which sets it has.
+    pub fn chosen() -> Result<Simd, String> {
+        match std::env::var("CERISE_SIMD") {
+            Err(_) => Ok(Simd::detect()),
+            Ok(name) => Simd::choose(&name, Simd::detect()),
+        }
+    }
+
+    /// `name` as a set that a CPU whose best set is `best` runs.
+    fn choose(name: &str, best: Simd) -> Result<Simd, String> {
+        let have = || {
+            Simd::available_below(best)
+                .iter()
+                .map(|s| s.name())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let set = [Simd::Avx512, Simd::Avx2, Simd::Baseline]
+            .into_iter()
+            .find(|s| s.name() == name.trim())
+            .ok_or_else(|| {
+                format!(
+                    "CERISE_SIMD={name:?} is not an instruction set: use one of {}",
+                    have()
+                )
+            })?;
+        if best.runs(set) {
+            Ok(set)
+        } else {
+            Err(format!(
+                "CERISE_SIMD={name}: this CPU cannot run it; it runs {}",
+                have()
+            ))
+        }
+    }
+
+    fn available_below(best: Simd) -> Vec<Simd> {
+        [Simd::Avx512, Simd::Avx2, Simd::Baseline]
+            .into_iter()
+            .filter(|&s| best.runs(s))
+            .collect()
+    }
+
     /// The sets this CPU can run, best first: a set may be chosen below the best one (to
     /// compare them, or to check that they give the same bits).
     pub fn available() -> Vec<Simd> {
-        [Simd::Avx512, Simd::Avx2, Simd::Baseline]
-            .into_iter()
-            .filter(|&s| Simd::detect().runs(s))
-            .collect()
+        Simd::available_below(Simd::detect())
     }
 
     /// Whether a CPU whose best set is `self` runs `other` too.
@@ -391,6 +434,23 @@ mod tests {
                 assert_eq!(got, want, "avx2 {inputs}x{outputs}: not the same bits");
             }
         }
+    }
+
+    #[test]
+    fn a_named_set_is_chosen_only_when_the_cpu_runs_it() {
+        assert_eq!(Simd::choose("avx2", Simd::Avx512), Ok(Simd::Avx2));
+        assert_eq!(Simd::choose(" baseline ", Simd::Avx2), Ok(Simd::Baseline));
+        assert_eq!(Simd::choose("avx512-vnni", Simd::Avx512), Ok(Simd::Avx512));
+        let e = Simd::choose("avx512-vnni", Simd::Avx2).unwrap_err();
+        assert!(
+            e.contains("cannot run") && e.contains("avx2, baseline"),
+            "{e}"
+        );
+        let e = Simd::choose("sse9", Simd::Avx512).unwrap_err();
+        assert!(
+            e.contains("\"sse9\"") && e.contains("avx512-vnni, avx2, baseline"),
+            "{e}"
+        );
     }
 
     #[test]
