@@ -67,7 +67,8 @@ pub fn compare(
     arithmetic: Arithmetic,
     mut progress: impl FnMut(u64),
 ) -> Result<Agreement, NetError> {
-    let native = NativeEvaluator::with(net, "native", Simd::detect(), arithmetic)?;
+    let simd = Simd::chosen().map_err(NetError::BadConfig)?;
+    let native = NativeEvaluator::with(net, "native", simd, arithmetic)?;
     let torch = NetEvaluator::from_net(
         net.clone(),
         "torch",

@@ -26,6 +26,9 @@ pub enum Simd {
 }
 
 impl Simd {
+    /// Every set, best first.
+    const ALL: [Simd; 3] = [Simd::Avx512, Simd::Avx2, Simd::Baseline];
+
     /// The best this CPU runs.
     pub fn detect() -> Simd {
         #[cfg(target_arch = "x86_64")]
@@ -63,7 +66,7 @@ impl Simd {
                 .collect::<Vec<_>>()
                 .join(", ")
         };
-        let set = [Simd::Avx512, Simd::Avx2, Simd::Baseline]
+        let set = Simd::ALL
             .into_iter()
             .find(|s| s.name() == name.trim())
             .ok_or_else(|| {
@@ -83,10 +86,7 @@ impl Simd {
     }
 
     fn available_below(best: Simd) -> Vec<Simd> {
-        [Simd::Avx512, Simd::Avx2, Simd::Baseline]
-            .into_iter()
-            .filter(|&s| best.runs(s))
-            .collect()
+        Simd::ALL.into_iter().filter(|&s| best.runs(s)).collect()
     }
 
     /// The sets this CPU can run, best first: a set may be chosen below the best one (to

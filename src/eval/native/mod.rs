@@ -74,9 +74,10 @@ impl NativeEvaluator {
         Self::from_net(&load_bytes(bytes, origin)?, origin)
     }
 
-    /// On an already validated net, in f32, with the best instruction set this CPU has.
+    /// On an already validated net, in f32, with the instruction set [`Simd::chosen`] gives
+    /// (the best this CPU has unless `CERISE_SIMD` names another).
     pub fn from_net(net: &NetFile, origin: &str) -> Result<Self, NetError> {
-        Self::with_simd(net, origin, Simd::detect())
+        Self::with_simd(net, origin, Simd::chosen().map_err(NetError::BadConfig)?)
     }
 
     /// In f32 with a given instruction set.
