@@ -521,6 +521,13 @@ fn run(command: Cmd) -> Result<(), String> {
             Ok(())
         }
         #[cfg(feature = "torch")]
+        Cmd::Train(args) if args.plot => {
+            let config = args.resolve().map_err(|e| format!("{e:#}"))?;
+            let path = cerise::train::redraw_curves(&config).map_err(|e| format!("{e:#}"))?;
+            out!("curves {}", path.display());
+            Ok(())
+        }
+        #[cfg(feature = "torch")]
         Cmd::Train(args) => {
             let outcome = cerise::train::run_train_cli(&args).map_err(|e| format!("{e:#}"))?;
             out!("{outcome}");

@@ -16,11 +16,16 @@ pub struct TrainArgs {
     /// Continue from the newest checkpoint in out_dir.
     #[arg(long)]
     pub resume: bool,
+    /// Only redraw out_dir's curves.png from its metrics.csv, labelled for the config's
+    /// objective, and exit (no training).
+    #[arg(long, conflicts_with = "resume")]
+    pub plot: bool,
     #[arg(long)]
     pub steps: Option<u64>,
     #[arg(long)]
     pub out_dir: Option<PathBuf>,
-    /// triplet (MLP presets), winloss (CNN presets) or policy (policy presets).
+    /// triplet (MLP presets), winloss (CNN presets), policy (policy presets), or value or
+    /// mixed (MLP presets on `cerise datagen` files).
     #[arg(long, value_parser = parse_objective)]
     pub objective: Option<super::ObjectiveKind>,
     #[arg(long)]

@@ -29,7 +29,7 @@ pub mod winloss;
 pub use cli::{run_train_cli, TrainArgs};
 pub use config::{OptimKind, TrainConfig};
 pub use objective::ObjectiveKind;
-pub use run::{train, TrainOutcome};
+pub use run::{redraw_curves, train, TrainOutcome};
 
 #[cfg(test)]
 mod tests;

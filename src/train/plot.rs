@@ -1,10 +1,12 @@
-//! Training curves as a PNG: losses, validation ordering accuracy, and mean |f(p)+f(q)|.
+//! Training curves as a PNG: losses, the validation accuracy and the validation's third
+//! measure, each named as the run's objective defines it ([`Measures`]).
 //!
 //! Text needs a font: plotters' `ab_glyph` backend is given DejaVu Sans from the Debian
 //! `fonts-dejavu-core` path when it exists; otherwise the curves are drawn without any text.
 //! A plot is a convenience, so callers warn on error rather than fail the run.
 
 use super::metrics::Row;
+use super::objective::ObjectiveKind;
 use anyhow::{anyhow, ensure, Result};
 use plotters::prelude::*;
 use std::path::Path;
@@ -26,13 +28,44 @@ fn font_available() -> bool {
 
 type Series<'a> = (&'a str, RGBColor, Box<dyn Fn(&Row) -> f64>);
 
-pub fn plot(rows: &[Row], path: &Path, title: &str) -> Result<()> {
+/// What a metrics row's `valid_accuracy` and `valid_mean_abs_pq` columns hold: the CSV keeps
+/// one set of column names for every objective, so the plot says what each one is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Measures {
+    /// The panel title for `valid_accuracy`.
+    pub accuracy: &'static str,
+    /// The panel title for `valid_mean_abs_pq`, or `None` when the objective leaves it 0.
+    pub extra: Option<&'static str>,
+}
+
+impl Measures {
+    pub fn of(objective: ObjectiveKind) -> Measures {
+        let (accuracy, extra) = match objective {
+            ObjectiveKind::Triplet => ("valid ordering accuracy", Some("valid mean |f(p)+f(q)|")),
+            ObjectiveKind::Winloss => ("valid winner predicted (decisive positions)", None),
+            ObjectiveKind::Policy => (
+                "valid piece selector top-1",
+                Some("valid move selectors top-1"),
+            ),
+            ObjectiveKind::Value => (
+                "valid winner favoured (decisive positions)",
+                Some("valid mean |score - search score| (cp)"),
+            ),
+            ObjectiveKind::Mixed => (
+                "valid ordering accuracy (best move over a random one)",
+                Some("valid mean |score - search score| (cp)"),
+            ),
+        };
+        Measures { accuracy, extra }
+    }
+}
+
+pub fn plot(rows: &[Row], path: &Path, title: &str, measures: Measures) -> Result<()> {
     ensure!(!rows.is_empty(), "no metrics rows to plot yet");
     let text = font_available();
     let root = BitMapBackend::new(path, (1200, 900)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| anyhow!("{e}"))?;
-    let panels = root.split_evenly((3, 1));
-    let groups: Vec<(&str, Vec<Series>)> = vec![
+    let mut groups: Vec<(&str, Vec<Series>)> = vec![
         (
             "loss",
             vec![
@@ -41,18 +74,17 @@ pub fn plot(rows: &[Row], path: &Path, title: &str) -> Result<()> {
             ],
         ),
         (
-            "valid ordering accuracy",
+            measures.accuracy,
             vec![("accuracy", GREEN, Box::new(|r: &Row| r.valid_accuracy))],
         ),
-        (
-            "valid mean |f(p)+f(q)|",
-            vec![(
-                "|f(p)+f(q)|",
-                MAGENTA,
-                Box::new(|r: &Row| r.valid_mean_abs_pq),
-            )],
-        ),
     ];
+    if let Some(extra) = measures.extra {
+        groups.push((
+            extra,
+            vec![(extra, MAGENTA, Box::new(|r: &Row| r.valid_mean_abs_pq))],
+        ));
+    }
+    let panels = root.split_evenly((groups.len(), 1));
     let x_max = rows.iter().map(|r| r.step).max().unwrap_or(1).max(1) as f64;
     for (i, (panel, (name, series))) in panels.iter().zip(&groups).enumerate() {
         let values: Vec<f64> = series
@@ -139,9 +171,30 @@ mod tests {
             })
             .collect();
         let path = std::env::temp_dir().join(format!("cerise-plot-{}.png", std::process::id()));
-        plot(&rows, &path, "test").expect("plot writes");
-        let bytes = std::fs::read(&path).expect("png exists");
-        assert_eq!(&bytes[1..4], b"PNG");
-        assert!(plot(&[], &path, "empty").is_err());
+        for objective in [ObjectiveKind::Triplet, ObjectiveKind::Winloss] {
+            std::fs::remove_file(&path).ok();
+            plot(&rows, &path, "test", Measures::of(objective)).expect("plot writes");
+            let bytes = std::fs::read(&path).expect("png exists");
+            assert_eq!(&bytes[1..4], b"PNG");
+        }
+        let m = Measures::of(ObjectiveKind::Triplet);
+        assert!(plot(&[], &path, "empty", m).is_err());
+        std::fs::remove_file(&path).ok();
+    }
+
+    #[test]
+    fn each_objective_names_its_own_measures() {
+        // The value objectives' third column is a centipawn error, not Deep Pink's
+        // |f(p)+f(q)|, and win/loss runs leave it 0: the plot must not call them that.
+        let mixed = Measures::of(ObjectiveKind::Mixed);
+        assert!(mixed.extra.unwrap().contains("search score"));
+        assert!(mixed.accuracy.contains("best move"));
+        let value = Measures::of(ObjectiveKind::Value);
+        assert!(value.accuracy.contains("winner favoured"));
+        assert_eq!(Measures::of(ObjectiveKind::Winloss).extra, None);
+        assert!(Measures::of(ObjectiveKind::Triplet)
+            .extra
+            .unwrap()
+            .contains("f(p)+f(q)"));
     }
 }

@@ -277,6 +277,27 @@ fn warm_start(path: &Path, meta: NetMeta, device: tch::Device) -> Result<TrainNe
     Ok(net)
 }
 
+/// Draws `out_dir`'s curves (`curves.png`) from its metrics, titled and labelled for the
+/// config's objective; `cerise train --plot` calls it alone.
+pub fn redraw_curves(config: &TrainConfig) -> Result<PathBuf> {
+    let rows = metrics::read(&metrics_path(&config.out_dir))?;
+    let title = match config.objective {
+        ObjectiveKind::Value => format!(
+            "{} value lambda={} K={}",
+            config.preset, config.lambda, config.value_scale
+        ),
+        ObjectiveKind::Mixed => format!(
+            "{} value lambda={} K={} + {} x triplets kappa={}",
+            config.preset, config.lambda, config.value_scale, config.triplet_weight, config.kappa
+        ),
+        _ => format!("{} kappa={}", config.preset, config.kappa),
+    };
+    let path = plot_path(&config.out_dir);
+    plot::plot(&rows, &path, &title, plot::Measures::of(config.objective))
+        .with_context(|| format!("metrics of {}", config.out_dir.display()))?;
+    Ok(path)
+}
+
 fn write_checkpoint(
     config: &TrainConfig,
     net: &TrainNet,
@@ -292,10 +313,8 @@ fn write_checkpoint(
         config: config.clone(),
     };
     let path = checkpoint::save(&config.out_dir, net, optim, &state)?;
-    let rows = metrics::read(&metrics_path(&config.out_dir))?;
-    if !rows.is_empty() {
-        let title = format!("{} kappa={}", config.preset, config.kappa);
-        if let Err(e) = plot::plot(&rows, &plot_path(&config.out_dir), &title) {
+    if !metrics::read(&metrics_path(&config.out_dir))?.is_empty() {
+        if let Err(e) = redraw_curves(config) {
             log(&format!("warning: could not plot the curves: {e:#}"));
         }
     }

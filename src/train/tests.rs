@@ -182,6 +182,21 @@ fn a_stopped_run_leaves_a_loadable_checkpoint() {
 }
 
 #[test]
+fn curves_are_redrawn_from_the_metrics_alone() {
+    let out = temp_dir("replot");
+    let c = config(&out, 10);
+    assert!(
+        super::redraw_curves(&c).is_err(),
+        "no metrics yet: an error, not an empty plot"
+    );
+    train(&c, false, &AtomicBool::new(false), &mut quiet()).expect("trains");
+    let png = super::run::plot_path(&out);
+    std::fs::remove_file(&png).expect("the run drew its curves");
+    assert_eq!(super::redraw_curves(&c).expect("redraws"), png);
+    assert_eq!(&std::fs::read(&png).expect("png exists")[1..4], b"PNG");
+}
+
+#[test]
 fn data_train_evalnet_end_to_end() {
     let out = temp_dir("e2e");
     let outcome = train(
