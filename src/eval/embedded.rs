@@ -9,7 +9,7 @@ use crate::net::{load_bytes, NetError, NetFile};
 
 /// The file stem of the shipped default net in nets/ (its card is `nets/<NAME>.md`); the
 /// suffix is the content id of its bytes, which a test checks.
-pub const DEFAULT_NAME: &str = "cerise-narrow-as-07afa601d5e3";
+pub const DEFAULT_NAME: &str = "cerise-persp-256-76be14d928e2";
 
 /// The file stem of the embedded net: [`DEFAULT_NAME`] unless the build chose another.
 pub const NAME: &str = env!("CERISE_EMBEDDED_NAME");
@@ -72,7 +72,13 @@ mod tests {
         ];
         let mut scores = Vec::new();
         eval.evaluate(&boards, &mut scores).expect("evaluates");
-        assert!(scores[0].abs() < 1.0, "the start is level: {}", scores[0]);
+        // The antisymmetric nets give a mirrored-symmetric start exactly 0; the perspective
+        // form has no such constraint and gives the side to move a tempo's worth.
+        assert!(
+            scores[0].abs() < 50.0,
+            "the start is about level: {}",
+            scores[0]
+        );
         assert!(scores[1] > 500.0, "a queen up: {}", scores[1]);
     }
 }

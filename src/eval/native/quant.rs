@@ -244,16 +244,29 @@ mod tests {
         NativeNet::from_file(&file).expect("native")
     }
 
+    /// A shipped net with an int8 hidden layer (the perspective default has none).
+    fn hidden_layer_net() -> NativeNet {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/nets/cerise-narrow-as-07afa601d5e3.safetensors"
+        );
+        let file = crate::net::load(std::path::Path::new(path)).expect("a shipped net");
+        NativeNet::from_file(&file).expect("native")
+    }
+
     #[test]
     fn the_scales_keep_every_board_in_i16_and_the_clip_above_the_walk() {
-        let net = default_net();
+        for net in [default_net(), hidden_layer_net()] {
+            let q = QuantNet::from_native(&net).unwrap();
+            let bound = accumulator_bound(&net);
+            assert!(f64::from(q.qa) * bound + 33.0 <= 32767.0);
+            assert!(
+                f64::from(q.qa) * 2.0 * bound + 33.0 > 32767.0,
+                "qa not the largest"
+            );
+        }
+        let net = hidden_layer_net();
         let q = QuantNet::from_native(&net).unwrap();
-        let bound = accumulator_bound(&net);
-        assert!(f64::from(q.qa) * bound + 33.0 <= 32767.0);
-        assert!(
-            f64::from(q.qa) * 2.0 * bound + 33.0 > 32767.0,
-            "qa not the largest"
-        );
         let top = calibration_max(&net);
         assert!(
             q.clip() >= top && q.clip() / 2.0 < top,
@@ -264,7 +277,7 @@ mod tests {
 
     #[test]
     fn a_net_without_a_hidden_layer_above_the_first_is_refused_by_name() {
-        let mut net = default_net();
+        let mut net = hidden_layer_net();
         net.upper.truncate(1);
         let err = QuantNet::from_native(&net).unwrap_err().to_string();
         assert!(err.contains("Precision fp32"), "{err}");
