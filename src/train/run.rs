@@ -280,7 +280,10 @@ fn warm_start(path: &Path, meta: NetMeta, device: tch::Device) -> Result<TrainNe
 /// Draws `out_dir`'s curves (`curves.png`) from its metrics, titled and labelled for the
 /// config's objective; `cerise train --plot` calls it alone.
 pub fn redraw_curves(config: &TrainConfig) -> Result<PathBuf> {
-    let rows = metrics::read(&metrics_path(&config.out_dir))?;
+    draw_curves(config, &metrics::read(&metrics_path(&config.out_dir))?)
+}
+
+fn draw_curves(config: &TrainConfig, rows: &[Row]) -> Result<PathBuf> {
     let title = match config.objective {
         ObjectiveKind::Value => format!(
             "{} value lambda={} K={}",
@@ -293,7 +296,7 @@ pub fn redraw_curves(config: &TrainConfig) -> Result<PathBuf> {
         _ => format!("{} kappa={}", config.preset, config.kappa),
     };
     let path = plot_path(&config.out_dir);
-    plot::plot(&rows, &path, &title, plot::Measures::of(config.objective))
+    plot::plot(rows, &path, &title, plot::Measures::of(config.objective))
         .with_context(|| format!("metrics of {}", config.out_dir.display()))?;
     Ok(path)
 }
@@ -313,8 +316,9 @@ fn write_checkpoint(
         config: config.clone(),
     };
     let path = checkpoint::save(&config.out_dir, net, optim, &state)?;
-    if !metrics::read(&metrics_path(&config.out_dir))?.is_empty() {
-        if let Err(e) = redraw_curves(config) {
+    let rows = metrics::read(&metrics_path(&config.out_dir))?;
+    if !rows.is_empty() {
+        if let Err(e) = draw_curves(config, &rows) {
             log(&format!("warning: could not plot the curves: {e:#}"));
         }
     }

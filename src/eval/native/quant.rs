@@ -246,28 +246,25 @@ mod tests {
 
     /// A shipped net with an int8 hidden layer (the perspective default has none).
     fn hidden_layer_net() -> NativeNet {
-        let path = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/nets/cerise-narrow-as-07afa601d5e3.safetensors"
-        );
-        let file = crate::net::load(std::path::Path::new(path)).expect("a shipped net");
+        let file = super::super::tests::shipped("cerise-narrow-as-07afa601d5e3");
         NativeNet::from_file(&file).expect("native")
     }
 
     #[test]
     fn the_scales_keep_every_board_in_i16_and_the_clip_above_the_walk() {
-        for net in [default_net(), hidden_layer_net()] {
-            let q = QuantNet::from_native(&net).unwrap();
-            let bound = accumulator_bound(&net);
+        let nets = [default_net(), hidden_layer_net()];
+        for net in &nets {
+            let q = QuantNet::from_native(net).unwrap();
+            let bound = accumulator_bound(net);
             assert!(f64::from(q.qa) * bound + 33.0 <= 32767.0);
             assert!(
                 f64::from(q.qa) * 2.0 * bound + 33.0 > 32767.0,
                 "qa not the largest"
             );
         }
-        let net = hidden_layer_net();
-        let q = QuantNet::from_native(&net).unwrap();
-        let top = calibration_max(&net);
+        let net = &nets[1];
+        let q = QuantNet::from_native(net).unwrap();
+        let top = calibration_max(net);
         assert!(
             q.clip() >= top && q.clip() / 2.0 < top,
             "clip {} top {top}",

@@ -29,7 +29,7 @@ const FENS: &[&str] = &[
     "4k3/8/8/8/8/8/8/4K2R w K - 0 1",
 ];
 
-fn shipped(name: &str) -> NetFile {
+pub(super) fn shipped(name: &str) -> NetFile {
     let path = format!("{}/nets/{name}.safetensors", env!("CARGO_MANIFEST_DIR"));
     crate::net::load(std::path::Path::new(&path)).expect("a shipped net loads")
 }
