@@ -66,7 +66,7 @@ enum Cmd {
         #[arg(long, default_value = "auto")]
         encoder: Encoder,
         /// What runs a net: native (the default, whose node count is the same on every
-        /// machine), torch, or auto (native on the CPU, torch on CUDA).
+        /// machine), torch, or auto (native, unless the device is cuda by name: then torch).
         #[arg(long, default_value = "native")]
         backend: Backend,
         /// A convchess-policy file ordering the quiet moves, as the engine's Policy option
@@ -245,7 +245,7 @@ enum NetCmd {
         net: Option<PathBuf>,
         #[arg(long)]
         batch: usize,
-        /// auto (native on the CPU, torch on CUDA), native or torch.
+        /// auto (native, unless the device is cuda by name: then torch), native or torch.
         #[arg(long, default_value = "auto")]
         backend: Backend,
         #[arg(long, default_value = "auto")]
