@@ -39,9 +39,8 @@ impl Backend {
             ),
             (Backend::Native, _) => Ok(Backend::Native),
             (Backend::Torch, _) => Ok(Backend::Torch),
-            (Backend::Auto, DeviceChoice::Cpu) => Ok(Backend::Native),
+            (Backend::Auto, DeviceChoice::Cpu | DeviceChoice::Auto) => Ok(Backend::Native),
             (Backend::Auto, DeviceChoice::Cuda) => Ok(Backend::Torch),
-            (Backend::Auto, DeviceChoice::Auto) => Ok(Backend::Native),
         }
     }
 }
