@@ -14,8 +14,13 @@ fn datagen_then_value_and_mixed_training_end_to_end() {
     let mut a = args(&data, 10, 2);
     a.nodes = 200;
     run(&a);
-    for objective in [ObjectiveKind::Value, ObjectiveKind::Mixed] {
-        let out = dir.join(format!("{objective:?}"));
+    let mut nets = Vec::new();
+    for (objective, loader_threads) in [
+        (ObjectiveKind::Value, 1),
+        (ObjectiveKind::Mixed, 1),
+        (ObjectiveKind::Mixed, 3),
+    ] {
+        let out = dir.join(format!("{objective:?}-{loader_threads}"));
         let config = TrainConfig {
             objective,
             preset: "narrow-as".into(),
@@ -30,6 +35,7 @@ fn datagen_then_value_and_mixed_training_end_to_end() {
             checkpoint_every: 6,
             valid_batches: 2,
             torch_threads: 1,
+            loader_threads,
             device: "cpu".into(),
             out_dir: out.clone(),
             skip_plies: 8,
@@ -48,6 +54,12 @@ fn datagen_then_value_and_mixed_training_end_to_end() {
         assert!(row.valid_mean_abs_pq > 0.0, "the error in cp is measured");
         // The net is one the engine loads.
         crate::net::load(&outcome.net).expect("the trained net loads");
+        nets.push(std::fs::read(&outcome.net).expect("the net file reads"));
     }
+    // Three loader threads hand the trainer the same batches as one, so the same net.
+    assert!(
+        nets[1] == nets[2],
+        "the net depends on the loader's thread count"
+    );
     std::fs::remove_dir_all(&dir).ok();
 }

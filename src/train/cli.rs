@@ -49,6 +49,9 @@ pub struct TrainArgs {
     pub seed: Option<u64>,
     #[arg(long)]
     pub torch_threads: Option<usize>,
+    /// Threads reading and encoding batches (0: the cores torch_threads leaves, 1 to 8).
+    #[arg(long)]
+    pub loader_threads: Option<usize>,
     /// auto, cpu or cuda.
     #[arg(long)]
     pub device: Option<String>,
@@ -113,6 +116,7 @@ impl TrainArgs {
             valid,
             seed,
             torch_threads,
+            loader_threads,
             device,
             eval_every,
             checkpoint_every

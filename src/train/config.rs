@@ -47,6 +47,10 @@ pub struct TrainConfig {
     pub seed: u64,
     /// libtorch intra-op threads; 0 leaves libtorch's default.
     pub torch_threads: usize,
+    /// Threads that read and encode training batches; 0 chooses: the cores left beside
+    /// `torch_threads`, at least 1 and at most 8. The batches are the same whatever the
+    /// number; more only keeps a fast device fed.
+    pub loader_threads: usize,
     /// auto, cpu or cuda.
     pub device: String,
     pub out_dir: PathBuf,
@@ -93,6 +97,7 @@ impl Default for TrainConfig {
             valid_batches: 10,
             seed: 1,
             torch_threads: 2,
+            loader_threads: 0,
             device: "auto".to_string(),
             out_dir: PathBuf::from("runs/small"),
             cp_per_unit: crate::net::file::DEFAULT_CP_PER_UNIT,
@@ -108,6 +113,25 @@ impl Default for TrainConfig {
 }
 
 impl TrainConfig {
+    /// The loader's worker count: `loader_threads`, or when 0 the cores `torch_threads`
+    /// leaves (1 to 8; a 2-core machine training on 2 torch threads gets 1).
+    pub fn loader_threads(&self) -> usize {
+        if self.loader_threads > 0 {
+            return self.loader_threads;
+        }
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        cores.saturating_sub(self.torch_threads).clamp(1, 8)
+    }
+
+    /// The order of training batches from `start_step` on.
+    pub fn order(&self, start_step: u64) -> super::loader::Order {
+        super::loader::Order {
+            batch: self.batch,
+            seed: self.seed,
+            start_step,
+        }
+    }
+
     pub fn from_toml_str(text: &str, origin: &str) -> Result<Self> {
         let config: TrainConfig = toml::from_str(text)
             .with_context(|| format!("{origin} is not a valid training config"))?;

@@ -1,4 +1,4 @@
-//! Shuffled training batches from a loader thread behind a bounded channel.
+//! Shuffled training batches from loader threads behind bounded channels.
 //!
 //! The order is a pure function of (seed, position): epoch e visits every record once in
 //! the order of a Fisher–Yates permutation seeded by (seed, e), and batch t covers positions
@@ -12,7 +12,7 @@ use crate::data::{Triplet, TripletReader};
 use anyhow::{ensure, Context, Result};
 use crossbeam::channel::{self, Receiver};
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
@@ -45,7 +45,7 @@ impl Batch {
 }
 
 /// A file of fixed-size records the loader can read by index from its own thread.
-pub trait Records: Send + 'static {
+pub trait Records: Send + Sync + 'static {
     type Item: Send;
     fn count(&self) -> u64;
     fn record(&self, index: u64) -> Result<Self::Item>;
@@ -100,16 +100,15 @@ pub fn position_valid_batches<B>(
 pub fn position_loader<B: Send + 'static>(
     config: &super::config::TrainConfig,
     start_step: u64,
-    make: impl Fn(&[LabelledPosition]) -> B + Send + 'static,
+    make: impl Fn(&[LabelledPosition]) -> B + Send + Sync + 'static,
 ) -> Result<(Loader<B>, u64)> {
     let reader = open_positions(&config.train)?;
     let records = reader.len();
     let loader = Loader::spawn_with(
         reader,
         &config.train,
-        config.batch,
-        config.seed,
-        start_step,
+        config.order(start_step),
+        config.loader_threads(),
         make,
     )?;
     Ok((loader, records))
@@ -127,35 +126,60 @@ pub fn epoch_permutation(len: u64, seed: u64, epoch: u64) -> Vec<u32> {
 }
 
 pub struct Loader<B = Batch> {
-    rx: Receiver<Result<B>>,
+    /// One queue per worker: worker k makes the batches of steps start + k, start + k + W, …
+    rxs: Vec<Receiver<Result<B>>>,
+    /// Batches handed out so far, which names the worker whose queue holds the next one.
+    taken: AtomicU64,
     stop: Arc<AtomicBool>,
-    thread: Option<JoinHandle<()>>,
+    threads: Vec<JoinHandle<()>>,
     pub records: u64,
 }
 
 impl Loader<Batch> {
-    /// Starts producing batches of `batch` triplets from step `start_step` on.
-    pub fn spawn(path: &Path, batch: usize, seed: u64, start_step: u64) -> Result<Self> {
+    /// Starts producing batches of `batch` triplets from step `start_step` on, with
+    /// `threads` workers.
+    pub fn spawn(
+        path: &Path,
+        batch: usize,
+        seed: u64,
+        start_step: u64,
+        threads: usize,
+    ) -> Result<Self> {
         let reader = TripletReader::open(path)?;
         ensure!(
             !reader.is_empty(),
             "{} holds no triplets; generate data with `cerise data triplets`",
             path.display()
         );
-        Self::spawn_with(reader, path, batch, seed, start_step, Batch::from_triplets)
+        let order = Order {
+            batch,
+            seed,
+            start_step,
+        };
+        Self::spawn_with(reader, path, order, threads, Batch::from_triplets)
     }
 }
 
+/// Which records each step's batch holds: a pure function of these.
+#[derive(Clone, Copy, Debug)]
+pub struct Order {
+    pub batch: usize,
+    pub seed: u64,
+    pub start_step: u64,
+}
+
 impl<B: Send + 'static> Loader<B> {
-    /// Starts producing batches of `batch` records of `reader` (read from `path`), each made
-    /// by `make`, from step `start_step` on.
+    /// Starts producing batches of `order.batch` records of `reader` (read from `path`), each
+    /// made by `make`, from step `order.start_step` on, with `threads` worker threads (at
+    /// least one). The batches come out in step order and are the same whatever the number
+    /// of workers: several only make them faster, which matters where one thread's reads and
+    /// encoding cannot keep a GPU busy.
     pub fn spawn_with<R: Records>(
         reader: R,
         path: &Path,
-        batch: usize,
-        seed: u64,
-        start_step: u64,
-        make: impl Fn(&[R::Item]) -> B + Send + 'static,
+        order: Order,
+        threads: usize,
+        make: impl Fn(&[R::Item]) -> B + Send + Sync + 'static,
     ) -> Result<Self> {
         let records = reader.count();
         ensure!(records > 0, "{} holds no records", path.display());
@@ -164,65 +188,101 @@ impl<B: Send + 'static> Loader<B> {
             "{} holds {records} records; the loader indexes at most 2^32",
             path.display()
         );
-        let (tx, rx) = channel::bounded(QUEUE_DEPTH);
+        let workers = threads.max(1);
+        let reader = Arc::new(reader);
+        let make = Arc::new(make);
         let stop = Arc::new(AtomicBool::new(false));
-        let thread_stop = Arc::clone(&stop);
-        let thread = std::thread::Builder::new()
-            .name("cerise-loader".to_string())
-            .spawn(move || {
-                let mut pos = start_step * batch as u64;
-                let mut epoch = u64::MAX;
-                let mut perm = Vec::new();
-                let mut triplets = Vec::with_capacity(batch);
-                while !thread_stop.load(Ordering::Relaxed) {
-                    triplets.clear();
-                    let mut result = Ok(());
-                    for _ in 0..batch {
-                        if pos / records != epoch {
-                            epoch = pos / records;
-                            perm = epoch_permutation(records, seed, epoch);
-                        }
-                        let index = u64::from(perm[(pos % records) as usize]);
-                        pos += 1;
-                        match reader.record(index) {
-                            Ok(t) => triplets.push(t),
-                            Err(e) => {
-                                result = Err(e);
-                                break;
+        let mut rxs = Vec::with_capacity(workers);
+        let mut handles = Vec::with_capacity(workers);
+        for k in 0..workers {
+            let (tx, rx) = channel::bounded(QUEUE_DEPTH);
+            let (reader, make, stop) = (Arc::clone(&reader), Arc::clone(&make), Arc::clone(&stop));
+            let handle = std::thread::Builder::new()
+                .name(format!("cerise-loader-{k}"))
+                .spawn(move || {
+                    let mut perm = EpochPerm::new(records, order.seed);
+                    let mut items = Vec::with_capacity(order.batch);
+                    let mut step = order.start_step + k as u64;
+                    while !stop.load(Ordering::Relaxed) {
+                        items.clear();
+                        let mut result = Ok(());
+                        let first = step * order.batch as u64;
+                        for pos in first..first + order.batch as u64 {
+                            match reader.record(perm.at(pos)) {
+                                Ok(t) => items.push(t),
+                                Err(e) => {
+                                    result = Err(e);
+                                    break;
+                                }
                             }
                         }
+                        let item = result.map(|()| make(&items));
+                        let failed = item.is_err();
+                        if tx.send(item).is_err() || failed {
+                            break;
+                        }
+                        step += workers as u64;
                     }
-                    let item = result.map(|()| make(&triplets));
-                    let failed = item.is_err();
-                    if tx.send(item).is_err() || failed {
-                        break;
-                    }
-                }
-            })
-            .context("cannot start the loader thread")?;
+                })
+                .context("cannot start a loader thread")?;
+            rxs.push(rx);
+            handles.push(handle);
+        }
         Ok(Loader {
-            rx,
+            rxs,
+            taken: AtomicU64::new(0),
             stop,
-            thread: Some(thread),
+            threads: handles,
             records,
         })
     }
 
     pub fn next(&self) -> Result<B> {
-        self.rx
+        let n = self.taken.fetch_add(1, Ordering::Relaxed);
+        self.rxs[(n % self.rxs.len() as u64) as usize]
             .recv()
             .context("the loader thread stopped unexpectedly")?
+    }
+}
+
+/// Record numbers of the endless shuffled sequence, one epoch's permutation at a time.
+struct EpochPerm {
+    records: u64,
+    seed: u64,
+    epoch: u64,
+    perm: Vec<u32>,
+}
+
+impl EpochPerm {
+    fn new(records: u64, seed: u64) -> Self {
+        EpochPerm {
+            records,
+            seed,
+            epoch: u64::MAX,
+            perm: Vec::new(),
+        }
+    }
+
+    /// The record at position `pos` of the sequence.
+    fn at(&mut self, pos: u64) -> u64 {
+        let epoch = pos / self.records;
+        if epoch != self.epoch {
+            self.epoch = epoch;
+            self.perm = epoch_permutation(self.records, self.seed, epoch);
+        }
+        u64::from(self.perm[(pos % self.records) as usize])
     }
 }
 
 impl<B> Drop for Loader<B> {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::Relaxed);
-        // Unblock a send waiting on a full queue.
-        while self.rx.try_recv().is_ok() {}
-        if let Some(t) = self.thread.take() {
+        // Unblock sends waiting on full queues until every worker has seen the stop flag.
+        for t in self.threads.drain(..) {
             while !t.is_finished() {
-                while self.rx.try_recv().is_ok() {}
+                for rx in &self.rxs {
+                    while rx.try_recv().is_ok() {}
+                }
                 std::thread::yield_now();
             }
             let _ = t.join();
@@ -282,5 +342,79 @@ mod tests {
             .map(|&o| b.boards.indices[o as usize])
             .collect();
         assert_eq!(firsts, vec![0, 64, 256, 320, 512, 576]);
+    }
+
+    /// Records that are their own index, so a batch shows which records it took.
+    struct Numbers(u64);
+
+    impl Records for Numbers {
+        type Item = u64;
+        fn count(&self) -> u64 {
+            self.0
+        }
+        fn record(&self, index: u64) -> Result<u64> {
+            ensure!(index != 41, "record 41 is unreadable");
+            Ok(index)
+        }
+    }
+
+    fn batches(records: u64, start_step: u64, threads: usize, n: usize) -> Vec<Vec<u64>> {
+        let order = Order {
+            batch: 7,
+            seed: 3,
+            start_step,
+        };
+        let loader = Loader::spawn_with(
+            Numbers(records),
+            Path::new("numbers"),
+            order,
+            threads,
+            |r: &[u64]| r.to_vec(),
+        )
+        .unwrap();
+        (0..n).map(|_| loader.next().unwrap()).collect()
+    }
+
+    #[test]
+    fn several_workers_give_the_same_batches_in_step_order() {
+        // 30 records in batches of 7: epochs end inside batches, so each worker must switch
+        // permutations mid-batch as the single thread does.
+        let one = batches(30, 0, 1, 20);
+        assert_eq!(one, batches(30, 0, 3, 20));
+        assert_eq!(one, batches(30, 0, 8, 20));
+        // Resuming at step 5 continues the same stream, with any worker count.
+        assert_eq!(one[5..], batches(30, 5, 4, 15)[..]);
+        // Each epoch of the sequence visits every record once.
+        let flat: Vec<u64> = one.concat();
+        let mut first: Vec<u64> = flat[..30].to_vec();
+        first.sort_unstable();
+        assert_eq!(first, (0..30).collect::<Vec<u64>>());
+        assert_ne!(flat[..30], flat[30..60]);
+    }
+
+    #[test]
+    fn a_worker_error_reaches_the_caller_and_drop_does_not_hang() {
+        // Record 41 of 100 fails: the batch holding it is an error, in its place in the order.
+        let order = Order {
+            batch: 10,
+            seed: 1,
+            start_step: 0,
+        };
+        let loader = Loader::spawn_with(
+            Numbers(100),
+            Path::new("numbers"),
+            order,
+            3,
+            |r: &[u64]| r.to_vec(),
+        )
+        .unwrap();
+        let perm = epoch_permutation(100, 1, 0);
+        let bad = perm.iter().position(|&r| r == 41).unwrap() / 10;
+        for step in 0..bad {
+            assert!(loader.next().is_ok(), "step {step}");
+        }
+        let err = loader.next().unwrap_err();
+        assert!(format!("{err:#}").contains("record 41"), "{err:#}");
+        drop(loader);
     }
 }

@@ -204,9 +204,8 @@ impl Objective for ValueObjective {
         let loader = Loader::spawn_with(
             set,
             &config.train,
-            config.batch,
-            config.seed,
-            start_step,
+            config.order(start_step),
+            config.loader_threads(),
             move |c: &[SelfPlayRecord]| make_batch(c, triplets, seed),
         )?;
         Ok((loader, records))
