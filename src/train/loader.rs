@@ -136,26 +136,14 @@ pub struct Loader<B = Batch> {
 }
 
 impl Loader<Batch> {
-    /// Starts producing batches of `batch` triplets from step `start_step` on, with
-    /// `threads` workers.
-    pub fn spawn(
-        path: &Path,
-        batch: usize,
-        seed: u64,
-        start_step: u64,
-        threads: usize,
-    ) -> Result<Self> {
+    /// Starts producing batches of triplets in `order`, with `threads` workers.
+    pub fn spawn(path: &Path, order: Order, threads: usize) -> Result<Self> {
         let reader = TripletReader::open(path)?;
         ensure!(
             !reader.is_empty(),
             "{} holds no triplets; generate data with `cerise data triplets`",
             path.display()
         );
-        let order = Order {
-            batch,
-            seed,
-            start_step,
-        };
         Self::spawn_with(reader, path, order, threads, Batch::from_triplets)
     }
 }

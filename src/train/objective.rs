@@ -98,9 +98,7 @@ impl Objective for Triplets {
     fn loader(&self, config: &TrainConfig, start_step: u64) -> Result<(Loader<Batch>, u64)> {
         let loader = Loader::spawn(
             &config.train,
-            config.batch,
-            config.seed,
-            start_step,
+            config.order(start_step),
             config.loader_threads(),
         )?;
         let records = loader.records;
