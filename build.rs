@@ -19,7 +19,7 @@ fn main() {
 /// `CERISE_EVALFILE` (set by `make EVALFILE=…`, for OpenBench) names a .safetensors net to
 /// embed instead of the shipped default; a relative path is taken from the crate root.
 fn embedded_net() {
-    const DEFAULT: &str = "cerise-persp-256-be434f7dd428";
+    const DEFAULT: &str = "cerise-persp-256-0a1a51cd1e3b";
     println!("cargo:rerun-if-env-changed=CERISE_EVALFILE");
     let root = std::path::PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap_or_default());
     let path = match std::env::var("CERISE_EVALFILE") {

@@ -9,7 +9,7 @@ use crate::net::{load_bytes, NetError, NetFile};
 
 /// The file stem of the shipped default net in nets/ (its card is `nets/<NAME>.md`); the
 /// suffix is the content id of its bytes, which a test checks.
-pub const DEFAULT_NAME: &str = "cerise-persp-256-be434f7dd428";
+pub const DEFAULT_NAME: &str = "cerise-persp-256-0a1a51cd1e3b";
 
 /// The file stem of the embedded net: [`DEFAULT_NAME`] unless the build chose another.
 pub const NAME: &str = env!("CERISE_EMBEDDED_NAME");

@@ -37,6 +37,7 @@ pub(super) fn shipped(name: &str) -> NetFile {
 /// Every shipped MLP net in nets/: all three forms, four widths.
 fn shipped_nets() -> Vec<(&'static str, NetFile)> {
     [
+        "cerise-persp-256-0a1a51cd1e3b",
         "cerise-persp-256-be434f7dd428",
         "cerise-persp-256-e3c96c31acd4",
         "cerise-persp-256-76be14d928e2",
@@ -297,6 +298,7 @@ fn score_bits(eval: &NativeEvaluator, calls: &[(CompactBoard, Vec<CompactBoard>)
 /// baseline code is checked on a CPU without AVX2 too, and each set against the other
 /// where a CPU has both.
 const RECORDED_BITS: &[(&str, u64)] = &[
+    ("cerise-persp-256-0a1a51cd1e3b", 0x0762_6c93_b5a1_778f),
     ("cerise-persp-256-be434f7dd428", 0x5041_c248_241b_9df0),
     ("cerise-persp-256-e3c96c31acd4", 0x2c1d_7cfe_2ab9_7de1),
     ("cerise-persp-256-76be14d928e2", 0x51b5_4055_62f7_2fb5),
@@ -392,6 +394,7 @@ fn int8_incremental_scores_equal_scores_from_scratch_bit_for_bit() {
 
 /// FNV-1a of every int8 score on [`search_like_calls`], as [`RECORDED_BITS`] for f32.
 const RECORDED_INT8_BITS: &[(&str, u64)] = &[
+    ("cerise-persp-256-0a1a51cd1e3b", 0x6969_1483_f3fd_7644),
     ("cerise-persp-256-be434f7dd428", 0x59b1_1733_f94b_96cb),
     ("cerise-persp-256-e3c96c31acd4", 0x29b1_2409_0f15_b81a),
     ("cerise-persp-256-76be14d928e2", 0x7423_48b5_a099_da65),
