@@ -16,10 +16,14 @@ fn main() {
     }
 }
 
+/// The file stem of the shipped default net in nets/ (its card is `nets/<DEFAULT>.md`). This is
+/// the one place it is named: the crate reads it as `CERISE_DEFAULT_NAME`.
+const DEFAULT: &str = "cerise-persp-256-0a1a51cd1e3b";
+
 /// `CERISE_EVALFILE` (set by `make EVALFILE=…`, for OpenBench) names a .safetensors net to
 /// embed instead of the shipped default; a relative path is taken from the crate root.
 fn embedded_net() {
-    const DEFAULT: &str = "cerise-persp-256-0a1a51cd1e3b";
+    println!("cargo:rustc-env=CERISE_DEFAULT_NAME={DEFAULT}");
     println!("cargo:rerun-if-env-changed=CERISE_EVALFILE");
     let root = std::path::PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap_or_default());
     let path = match std::env::var("CERISE_EVALFILE") {

@@ -3,13 +3,14 @@
 //!
 //! The file is nets/[`DEFAULT_NAME`].safetensors unless the build names another with the
 //! environment variable `CERISE_EVALFILE` (what `make EVALFILE=…` sets): build.rs passes
-//! the path and the stem on as `CERISE_EMBEDDED_PATH` and `CERISE_EMBEDDED_NAME`.
+//! the path and the stem on as `CERISE_EMBEDDED_PATH` and `CERISE_EMBEDDED_NAME`. The default's
+//! name is set in build.rs alone (`CERISE_DEFAULT_NAME`), so a switch of default edits one line.
 
 use crate::net::{load_bytes, NetError, NetFile};
 
 /// The file stem of the shipped default net in nets/ (its card is `nets/<NAME>.md`); the
 /// suffix is the content id of its bytes, which a test checks.
-pub const DEFAULT_NAME: &str = "cerise-persp-256-0a1a51cd1e3b";
+pub const DEFAULT_NAME: &str = env!("CERISE_DEFAULT_NAME");
 
 /// The file stem of the embedded net: [`DEFAULT_NAME`] unless the build chose another.
 pub const NAME: &str = env!("CERISE_EMBEDDED_NAME");
