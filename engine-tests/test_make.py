@@ -11,7 +11,7 @@ import pytest
 from conftest import REPO, run_cli
 from uci_driver import BENCH_LINE, Uci
 
-SIGNATURE = "929750 nodes"
+SIGNATURE = "829331 nodes"
 
 
 @pytest.fixture(scope="module")

@@ -1,8 +1,8 @@
 //! Negamax principal-variation search over sibling-batched children.
 //!
 //! Every node builds all of its children and scores them with one evaluator call before
-//! searching any of them (Deep Pink). At depth 1 the quiet children are not searched at all:
-//! their batch score is the leaf value. Captures, promotions and checks go to quiescence.
+//! searching any of them (Deep Pink). At depth 1 a quiet child's batch score is the leaf
+//! value when it already fails low; every other child goes to quiescence.
 
 use super::history::{gravity, piece_to, push_killer, side, update_history};
 use super::ordering::{is_noisy, order_children, OrderHints};
@@ -44,12 +44,20 @@ pub fn frontier_value(
     if is_noisy(&child.mv) || in_check {
         return -qsearch(td, &child.pos, -beta, -alpha, ply + 1, 1, child.eval);
     }
-    td.seldepth = td.seldepth.max(ply + 1);
     // Not in check, so a 50-move position cannot be mate: it is a draw.
     if child.pos.halfmoves() >= 100 || is_quick_draw(td, &child.pos) {
+        td.seldepth = td.seldepth.max(ply + 1);
         return DRAW;
     }
-    -child.eval
+    // The child's static eval is only an upper bound on the quiet move's value: the opponent
+    // may capture something it left hanging. A bound at or below alpha already fails low (the
+    // common case, free); otherwise quiescence looks at those captures.
+    let bound = -child.eval;
+    if bound <= alpha {
+        td.seldepth = td.seldepth.max(ply + 1);
+        return bound;
+    }
+    -qsearch(td, &child.pos, -beta, -alpha, ply + 1, 1, child.eval)
 }
 
 /// The tablebase's verdict on a node right after a capture or pawn move (where WDL is exact),
