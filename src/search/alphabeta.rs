@@ -44,9 +44,9 @@ pub fn frontier_value(
     if is_noisy(&child.mv) || in_check {
         return -qsearch(td, &child.pos, -beta, -alpha, ply + 1, 1, child.eval);
     }
+    td.seldepth = td.seldepth.max(ply + 1);
     // Not in check, so a 50-move position cannot be mate: it is a draw.
     if child.pos.halfmoves() >= 100 || is_quick_draw(td, &child.pos) {
-        td.seldepth = td.seldepth.max(ply + 1);
         return DRAW;
     }
     // The child's static eval is only an upper bound on the quiet move's value: the opponent
@@ -54,7 +54,6 @@ pub fn frontier_value(
     // common case, free); otherwise quiescence looks at those captures.
     let bound = -child.eval;
     if bound <= alpha {
-        td.seldepth = td.seldepth.max(ply + 1);
         return bound;
     }
     -qsearch(td, &child.pos, -beta, -alpha, ply + 1, 1, child.eval)
