@@ -169,6 +169,23 @@ fn hanging_queen_is_captured() {
     assert!(matches!(r.score, Score::Cp(s) if s > 300), "{:?}", r.score);
 }
 
+/// At the horizon a quiet move's static eval is only an upper bound: here every move but a
+/// queen retreat to a safe square leaves the queen to a pawn or the king, which material
+/// alone cannot see, so a depth-1 search must look at the replies' captures (quiescence).
+#[test]
+fn quiet_move_that_leaves_the_queen_hanging_is_seen_at_depth_one() {
+    let fen = "8/4k3/3p1p2/4p3/3Q4/8/P6P/4K3 w - - 0 1";
+    let r = search(fen, depth(1));
+    let start = Position::from_fen(fen).unwrap();
+    let after = start.play(&start.parse_uci_move(best(&r)).unwrap());
+    let takes_queen = after
+        .legal_moves()
+        .iter()
+        .any(|m| m.capture() == Some(shakmaty::Role::Queen));
+    assert!(!takes_queen, "{} leaves the queen to be taken", best(&r));
+    assert!(matches!(r.score, Score::Cp(s) if s > 500), "{:?}", r.score);
+}
+
 #[test]
 fn searchmoves_restricts_the_root() {
     let limits = Limits {
