@@ -1,15 +1,15 @@
 //! Negamax principal-variation search over sibling-batched children.
 //!
 //! Every node builds all of its children and scores them with one evaluator call before
-//! searching any of them (Deep Pink). At depth 1 a quiet child's batch score is the leaf
+//! searching any of them (Deep Pink), except the TT move, which is searched alone first. At depth 1 a quiet child's batch score is the leaf
 //! value when it already fails low; every other child goes to quiescence.
 
 use super::history::{gravity, piece_to, push_killer, side, update_history};
 use super::ordering::{is_noisy, order_children, OrderHints};
 use super::params::{
     FUTILITY_MARGIN, IIR_MIN_DEPTH, LATE_PRUNE_MAX_DEPTH, LMP_BASE, LMR_FULL_MOVES, LMR_MIN_DEPTH,
-    MAX_PLY, NMP_BASE_REDUCTION, NMP_DEPTH_DIVISOR, NMP_MIN_DEPTH, POLICY_MIN_DEPTH, RFP_MARGIN,
-    RFP_MAX_DEPTH,
+    MAX_PLY, NMP_BASE_REDUCTION, NMP_DEPTH_DIVISOR, NMP_EVAL_DIVISOR, NMP_EVAL_MAX, NMP_MIN_DEPTH,
+    POLICY_MIN_DEPTH, RFP_MARGIN, RFP_MAX_DEPTH,
 };
 use super::qsearch::qsearch;
 use super::reductions::late_move_reduction;
@@ -130,6 +130,7 @@ pub fn search(
         return static_eval;
     }
     td.seldepth = td.seldepth.max(ply);
+    td.static_evals[ply] = (!in_check).then_some(static_eval);
     let pv_node = beta - alpha > 1;
     // Before the TT: its key has no halfmove clock, so an entry stored for the same board
     // earlier in the game would hide the draw.
@@ -173,71 +174,114 @@ pub fn search(
         }
     }
 
-    let moves = pos.legal_moves();
+    let mut moves = pos.legal_moves();
     if moves.is_empty() {
         return if in_check { mated_in(ply) } else { DRAW };
     }
+    // The TT move is searched before the other children are built: when it cuts off (the
+    // common case at a node the TT knows), the batch of every other child is never paid for.
+    let staged = find_move(tt_move, &moves);
 
     let mut buf = std::mem::take(&mut td.stack[ply]);
-    if !td.expand(pos, &moves, &mut buf) {
-        td.stack[ply] = buf;
-        return 0;
-    }
-    if depth >= POLICY_MIN_DEPTH && !td.score_policy(pos, &mut buf) {
-        td.stack[ply] = buf;
-        return 0;
-    }
+    buf.order.clear();
+    td.history.push(pos.key());
     let us = side(pos.turn());
     let earlier = [td.moved_before(ply, 1), td.moved_before(ply, 2)];
-    order_children(
-        &mut buf,
-        &OrderHints {
-            tt_move,
-            killers: td.killers[ply],
-            history: Some(&td.quiet_history[us]),
-            cont: earlier.map(|e| e.map(|i| &td.cont_history[i])),
-            mover: pos.turn(),
-        },
-    );
-    td.history.push(pos.key());
-
     let original_alpha = alpha;
     let mut best = -INFINITY;
     let mut best_move: Option<Move> = None;
-    let mut cutoff_at = None;
-    // Quiet moves late in the order, or whose own static eval is far below alpha, are not
-    // searched at shallow non-PV nodes: once a move has been searched, and unless we are
-    // being mated, they are very unlikely to raise alpha.
-    let may_prune = !pv_node && !in_check && (2..=LATE_PRUNE_MAX_DEPTH).contains(&depth);
-    for (n, &(_, i)) in buf.order.iter().enumerate() {
-        let child = &buf.children[i as usize];
-        if may_prune
-            && n > 0
-            && best > -MATE_BOUND
-            && !is_noisy(&child.mv)
-            && skip_quiet(n, depth, -child.eval, alpha)
-            && !child.pos.is_check()
-        {
-            continue;
-        }
-        td.moved[ply] = Some(piece_to(pos.turn(), &child.mv));
-        let score = if depth == 1 {
-            frontier_value(td, child, alpha, beta, ply)
-        } else {
-            search_child(td, child, depth - 1, alpha, beta, ply, n, in_check)
-        };
-        if td.aborted {
-            break;
-        }
-        if score > best {
+    // Where the cutoff came: the staged TT move, or the n-th child of `buf.order`.
+    let mut cutoff: Option<Cutoff> = None;
+    'moves: {
+        if let Some(m) = staged {
+            let child_pos = pos.play(&m);
+            td.count_nodes(1);
+            let Some(eval) = td.eval_one(pos, &child_pos) else {
+                break 'moves;
+            };
+            let child = Child {
+                mv: m,
+                pos: child_pos,
+                eval,
+            };
+            td.moved[ply] = Some(piece_to(pos.turn(), &m));
+            let score = if depth == 1 {
+                frontier_value(td, &child, alpha, beta, ply)
+            } else {
+                search_child(td, &child, depth - 1, alpha, beta, ply, 0, in_check)
+            };
+            if td.aborted {
+                break 'moves;
+            }
             best = score;
-            best_move = Some(child.mv);
+            best_move = Some(m);
             if score > alpha {
                 alpha = score;
-                update_pv(td, ply, child.mv);
+                update_pv(td, ply, m);
                 if score >= beta {
-                    cutoff_at = Some(n);
-                    break;
+                    cutoff = Some(Cutoff::Staged);
+                    break 'moves;
+                }
+            }
+            moves.retain(|x| *x != m);
+            if moves.is_empty() {
+                break 'moves;
+            }
+        }
+        if !td.expand(pos, &moves, &mut buf) {
+            break 'moves;
+        }
+        if depth >= POLICY_MIN_DEPTH && !td.score_policy(pos, &mut buf) {
+            break 'moves;
+        }
+        order_children(
+            &mut buf,
+            &OrderHints {
+                tt_move: if staged.is_some() { 0 } else { tt_move },
+                killers: td.killers[ply],
+                history: Some(&td.quiet_history[us]),
+                cont: earlier.map(|e| e.map(|i| &td.cont_history[i])),
+                mover: pos.turn(),
+            },
+        );
+        // Quiet moves late in the order, or whose own static eval is far below alpha, are not
+        // searched at shallow non-PV nodes: once a move has been searched, and unless we are
+        // being mated, they are very unlikely to raise alpha.
+        let may_prune = !pv_node && !in_check && (2..=LATE_PRUNE_MAX_DEPTH).contains(&depth);
+        // Move numbers count the staged TT move, so pruning and reductions see the same
+        // order as when every child was built at once.
+        let first = usize::from(staged.is_some());
+        for (k, &(_, i)) in buf.order.iter().enumerate() {
+            let n = k + first;
+            let child = &buf.children[i as usize];
+            if may_prune
+                && n > 0
+                && best > -MATE_BOUND
+                && !is_noisy(&child.mv)
+                && skip_quiet(n, depth, -child.eval, alpha)
+                && !child.pos.is_check()
+            {
+                continue;
+            }
+            td.moved[ply] = Some(piece_to(pos.turn(), &child.mv));
+            let score = if depth == 1 {
+                frontier_value(td, child, alpha, beta, ply)
+            } else {
+                search_child(td, child, depth - 1, alpha, beta, ply, n, in_check)
+            };
+            if td.aborted {
+                break;
+            }
+            if score > best {
+                best = score;
+                best_move = Some(child.mv);
+                if score > alpha {
+                    alpha = score;
+                    update_pv(td, ply, child.mv);
+                    if score >= beta {
+                        cutoff = Some(Cutoff::Ordered(k));
+                        break;
+                    }
                 }
             }
         }
@@ -245,10 +289,18 @@ pub fn search(
     td.history.pop();
 
     if !td.aborted {
-        if let (Some(n), Some(m)) = (cutoff_at, best_move) {
+        if let (Some(at), Some(m)) = (cutoff, best_move) {
             if !is_noisy(&m) {
-                let tried = &buf.order[..n];
-                reward_quiet(td, tried, &buf.children, m, depth, ply, pos.turn(), earlier);
+                // The quiets searched before the cutoff move, the staged TT move first.
+                let tried = match at {
+                    Cutoff::Staged => &buf.order[..0],
+                    Cutoff::Ordered(k) => &buf.order[..k],
+                };
+                let before = staged
+                    .filter(|_| matches!(at, Cutoff::Ordered(_)))
+                    .into_iter()
+                    .chain(tried.iter().map(|&(_, i)| buf.children[i as usize].mv));
+                reward_quiet(td, before, m, depth, ply, pos.turn(), earlier);
             }
         }
         let bound = if best >= beta {
@@ -273,6 +325,15 @@ pub fn search(
     }
 }
 
+/// Where a node's beta cutoff came from.
+#[derive(Clone, Copy)]
+enum Cutoff {
+    /// The TT move, searched before the other children were built.
+    Staged,
+    /// The k-th child in the node's ordered buffer.
+    Ordered(usize),
+}
+
 /// Reverse futility and null-move pruning at a non-PV node out of check: the node's score
 /// if it can be cut off without expanding its children.
 fn prune_early(
@@ -283,7 +344,10 @@ fn prune_early(
     ply: usize,
     static_eval: i32,
 ) -> Option<i32> {
-    if depth <= RFP_MAX_DEPTH && static_eval - RFP_MARGIN * depth >= beta {
+    // A node that stands better than two plies ago is more likely to hold its margin: its
+    // margin is one ply's smaller.
+    let improving = td.improving(ply, static_eval);
+    if depth <= RFP_MAX_DEPTH && static_eval - RFP_MARGIN * (depth - i32::from(improving)) >= beta {
         return Some(static_eval);
     }
     if depth < NMP_MIN_DEPTH
@@ -303,7 +367,10 @@ fn prune_early(
     } else {
         td.eval_one(pos, &null)?
     };
-    let reduction = NMP_BASE_REDUCTION + depth / NMP_DEPTH_DIVISOR;
+    // The further the eval stands above beta, the less a shallower look can miss.
+    let reduction = NMP_BASE_REDUCTION
+        + depth / NMP_DEPTH_DIVISOR
+        + ((static_eval - beta) / NMP_EVAL_DIVISOR).min(NMP_EVAL_MAX);
     td.history.push(pos.key());
     td.null_moved[ply + 1] = true;
     td.moved[ply] = None;
@@ -393,8 +460,7 @@ pub fn search_child(
 #[allow(clippy::too_many_arguments)]
 fn reward_quiet(
     td: &mut ThreadData,
-    tried_before: &[(i32, u32)],
-    children: &[Child],
+    tried_before: impl Iterator<Item = Move>,
     m: Move,
     depth: i32,
     ply: usize,
@@ -412,10 +478,9 @@ fn reward_quiet(
         }
     };
     reward(td, &m, bonus);
-    for &(_, i) in tried_before {
-        let tried = &children[i as usize].mv;
-        if !is_noisy(tried) {
-            reward(td, tried, -bonus);
+    for tried in tried_before {
+        if !is_noisy(&tried) {
+            reward(td, &tried, -bonus);
         }
     }
 }
@@ -434,6 +499,7 @@ mod tests {
     use crate::search::score::MATE;
     use crate::search::tests::material;
     use crate::search::time::{Clock, TimeBudget};
+    use crate::search::tt::TtBound;
 
     #[test]
     fn a_window_beyond_the_nearest_mate_returns_without_a_node() {
@@ -450,6 +516,59 @@ mod tests {
         let beta = -MATE + 3;
         assert_eq!(search(&mut td, &pos, 5, beta - 10, beta, 3, 0), beta);
         assert_eq!(td.nodes, 0);
+    }
+
+    /// Searches `fen` at depth 1, ply 1, in the null window (beta − 1, beta) on fresh tables,
+    /// the TT holding `tt` (uci) as the node's move if given; the score and nodes built.
+    fn depth_one(fen: &str, beta: i32, tt: Option<&str>) -> (i32, u64) {
+        let shared = material();
+        let control = Control::new(Clock::new(TimeBudget::default(), false), None);
+        let pos = Position::from_fen(fen).expect("valid test FEN");
+        if let Some(uci) = tt {
+            let m = pos
+                .legal_moves()
+                .into_iter()
+                .find(|m| m.to_uci(shakmaty::CastlingMode::Standard).to_string() == uci)
+                .expect("a legal TT move");
+            // Too shallow to cut off by itself: only its move is used.
+            shared
+                .tt
+                .store(pos.key(), pack_move(&m), 0, 0, TtBound::Lower, 1);
+        }
+        let mut td = ThreadData::new(&shared, &control, true, KeyHistory::new());
+        let static_eval = -1000;
+        let score = search(&mut td, &pos, 1, beta - 1, beta, 1, static_eval);
+        (score, td.nodes)
+    }
+
+    #[test]
+    fn a_tt_move_that_cuts_off_spares_building_its_siblings() {
+        // White, a queen down, takes it back with exd5: the TT move, and a cutoff.
+        let fen = "4k3/pp6/8/3q4/4P3/8/8/4K3 w - - 0 1";
+        let (without, all_built) = depth_one(fen, -500, None);
+        let (with, staged) = depth_one(fen, -500, Some("e4d5"));
+        assert!(without >= -500 && with >= -500, "{without} {with}");
+        assert!(
+            staged < all_built,
+            "the staged TT move built {staged} nodes, all children {all_built}"
+        );
+        // Every child is built without it (Ke2, Kf1, Kf2, e5, exd5; the queen holds the
+        // d-file); with it only exd5, after which Black has no capture to try in quiescence.
+        assert_eq!((staged, all_built), (1, 5));
+    }
+
+    #[test]
+    fn improving_compares_with_the_same_side_two_plies_up() {
+        let shared = material();
+        let control = Control::new(Clock::new(TimeBudget::default(), false), None);
+        let mut td = ThreadData::new(&shared, &control, true, KeyHistory::new());
+        assert!(!td.improving(1, 500), "no node two plies up");
+        assert!(!td.improving(3, 500), "no eval recorded there");
+        td.static_evals[1] = Some(10);
+        assert!(td.improving(3, 11));
+        assert!(!td.improving(3, 10));
+        td.static_evals[1] = None; // in check there
+        assert!(!td.improving(3, 500));
     }
 
     #[test]

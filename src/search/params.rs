@@ -54,17 +54,21 @@ pub const ASPIRATION_DELTA: i32 = 30;
 pub const ASPIRATION_FULL_AFTER: i32 = 1000;
 
 /// Reverse futility pruning: at a non-PV node of depth ≤ this, out of check, whose static
-/// eval beats beta by the margin per ply of depth, the node returns its static eval without
-/// expanding (a node costs a batch of every child's evaluation, so this saves most).
-pub const RFP_MAX_DEPTH: i32 = 3;
-pub const RFP_MARGIN: i32 = 150;
+/// eval beats beta by the margin per ply of depth (one ply fewer when improving), the node
+/// returns its static eval without expanding (a node costs a batch of every child's
+/// evaluation, so this saves most).
+pub const RFP_MAX_DEPTH: i32 = 7;
+pub const RFP_MARGIN: i32 = 90;
 
 /// Null-move pruning: from this depth, at a non-PV node out of check whose static eval is at
 /// least beta, the side to move passes; if a search reduced by `NMP_BASE_REDUCTION + depth /
-/// NMP_DEPTH_DIVISOR` (plus the ply passed) still fails high, the node does.
+/// NMP_DEPTH_DIVISOR + min((eval − beta) / NMP_EVAL_DIVISOR, NMP_EVAL_MAX)` (plus the ply
+/// passed) still fails high, the node does.
 pub const NMP_MIN_DEPTH: i32 = 3;
 pub const NMP_BASE_REDUCTION: i32 = 3;
-pub const NMP_DEPTH_DIVISOR: i32 = 6;
+pub const NMP_DEPTH_DIVISOR: i32 = 3;
+pub const NMP_EVAL_DIVISOR: i32 = 200;
+pub const NMP_EVAL_MAX: i32 = 3;
 
 /// Internal iterative reduction: from this depth, a node without a TT move loses a ply.
 pub const IIR_MIN_DEPTH: i32 = 4;

@@ -56,6 +56,10 @@ pub struct ThreadData<'a> {
     /// Continuation history: `cont_history[earlier][reply]`, both (piece, destination)
     /// indices ([`super::history::piece_to`]).
     pub cont_history: Box<[ContRow]>,
+    /// `static_evals[ply]`: the static eval of the `search` node at `ply`, `None` in check
+    /// (or where no `search` node has been): two plies apart, they say whether the side to
+    /// move is improving.
+    pub static_evals: Vec<Option<i32>>,
     /// `moved[ply]`: the (piece, destination) of the move being searched at `ply`; `None`
     /// while a null move is.
     pub moved: Vec<Option<usize>>,
@@ -70,6 +74,14 @@ impl ThreadData<'_> {
     /// was a real move.
     pub fn moved_before(&self, ply: usize, back: usize) -> Option<usize> {
         ply.checked_sub(back).and_then(|p| self.moved[p])
+    }
+
+    /// Whether the node at `ply`, out of check with `static_eval`, stands better than the
+    /// same side did two plies up; false when either was in check or there was no such node.
+    pub fn improving(&self, ply: usize, static_eval: i32) -> bool {
+        ply.checked_sub(2)
+            .and_then(|p| self.static_evals[p])
+            .is_some_and(|before| static_eval > before)
     }
 }
 
@@ -112,6 +124,7 @@ impl<'a> ThreadData<'a> {
             quiet_history: Box::new([[[0; 64]; 64]; 2]),
             cont_history: vec![[0; PIECE_TO]; PIECE_TO].into_boxed_slice(),
             moved: vec![None; MAX_PLY + 1],
+            static_evals: vec![None; MAX_PLY + 1],
             eval_scratch: CacheScratch::default(),
             scores: Vec::with_capacity(256),
             aborted: false,

@@ -53,9 +53,10 @@ fn a_jump_in_score_is_reported_as_a_bound_then_resolved() {
         position: Position::from_fen(WAC1).expect("valid test FEN"),
         history: KeyHistory::new(),
     };
-    // With material only, late-move and futility pruning hide Qg6 until depth 9.
+    // With material only, the pruning hides Qg6 until depth 13 (depth 9 before reverse
+    // futility pruning reached depth 7).
     let limits = Limits {
-        depth: Some(9),
+        depth: Some(13),
         ..Limits::default()
     };
     let config = SearchConfig {
