@@ -1,8 +1,9 @@
 //! Negamax principal-variation search over sibling-batched children.
 //!
 //! Every node builds all of its children and scores them with one evaluator call before
-//! searching any of them (Deep Pink), except the TT move, which is searched alone first. At depth 1 a quiet child's batch score is the leaf
-//! value when it already fails low; every other child goes to quiescence.
+//! searching any of them (Deep Pink), except the TT move, which is searched alone first. At
+//! depth 1 a quiet child's batch score is the leaf value when it already fails low; every
+//! other child goes to quiescence.
 
 use super::history::{gravity, piece_to, push_killer, side, update_history};
 use super::ordering::{is_noisy, order_children, OrderHints};
@@ -183,15 +184,20 @@ pub fn search(
     let staged = find_move(tt_move, &moves);
 
     let mut buf = std::mem::take(&mut td.stack[ply]);
-    buf.order.clear();
     td.history.push(pos.key());
     let us = side(pos.turn());
     let earlier = [td.moved_before(ply, 1), td.moved_before(ply, 2)];
     let original_alpha = alpha;
-    let mut best = -INFINITY;
-    let mut best_move: Option<Move> = None;
-    // Where the cutoff came: the staged TT move, or the n-th child of `buf.order`.
-    let mut cutoff: Option<Cutoff> = None;
+    let mut best = Best {
+        score: -INFINITY,
+        mv: None,
+        alpha,
+    };
+    // Move numbers count the staged TT move as move 0, so pruning and reductions see the same
+    // order as when every child was built at once: `buf.order[k]` is move `k + first`.
+    let first = usize::from(staged.is_some());
+    // The move number of the move that failed high.
+    let mut cutoff_at = None;
     'moves: {
         if let Some(m) = staged {
             let child_pos = pos.play(&m);
@@ -204,24 +210,13 @@ pub fn search(
                 pos: child_pos,
                 eval,
             };
-            td.moved[ply] = Some(piece_to(pos.turn(), &m));
-            let score = if depth == 1 {
-                frontier_value(td, &child, alpha, beta, ply)
-            } else {
-                search_child(td, &child, depth - 1, alpha, beta, ply, 0, in_check)
-            };
+            let score = child_value(td, pos, &child, depth, best.alpha, beta, ply, 0, in_check);
             if td.aborted {
                 break 'moves;
             }
-            best = score;
-            best_move = Some(m);
-            if score > alpha {
-                alpha = score;
-                update_pv(td, ply, m);
-                if score >= beta {
-                    cutoff = Some(Cutoff::Staged);
-                    break 'moves;
-                }
+            if best.raise(td, ply, m, score, beta) {
+                cutoff_at = Some(0);
+                break 'moves;
             }
             moves.retain(|x| *x != m);
             if moves.is_empty() {
@@ -248,90 +243,110 @@ pub fn search(
         // searched at shallow non-PV nodes: once a move has been searched, and unless we are
         // being mated, they are very unlikely to raise alpha.
         let may_prune = !pv_node && !in_check && (2..=LATE_PRUNE_MAX_DEPTH).contains(&depth);
-        // Move numbers count the staged TT move, so pruning and reductions see the same
-        // order as when every child was built at once.
-        let first = usize::from(staged.is_some());
         for (k, &(_, i)) in buf.order.iter().enumerate() {
             let n = k + first;
             let child = &buf.children[i as usize];
             if may_prune
                 && n > 0
-                && best > -MATE_BOUND
+                && best.score > -MATE_BOUND
                 && !is_noisy(&child.mv)
-                && skip_quiet(n, depth, -child.eval, alpha)
+                && skip_quiet(n, depth, -child.eval, best.alpha)
                 && !child.pos.is_check()
             {
                 continue;
             }
-            td.moved[ply] = Some(piece_to(pos.turn(), &child.mv));
-            let score = if depth == 1 {
-                frontier_value(td, child, alpha, beta, ply)
-            } else {
-                search_child(td, child, depth - 1, alpha, beta, ply, n, in_check)
-            };
+            let score = child_value(td, pos, child, depth, best.alpha, beta, ply, n, in_check);
             if td.aborted {
                 break;
             }
-            if score > best {
-                best = score;
-                best_move = Some(child.mv);
-                if score > alpha {
-                    alpha = score;
-                    update_pv(td, ply, child.mv);
-                    if score >= beta {
-                        cutoff = Some(Cutoff::Ordered(k));
-                        break;
-                    }
-                }
+            if best.raise(td, ply, child.mv, score, beta) {
+                cutoff_at = Some(n);
+                break;
             }
         }
     }
     td.history.pop();
 
     if !td.aborted {
-        if let (Some(at), Some(m)) = (cutoff, best_move) {
+        if let (Some(n), Some(m)) = (cutoff_at, best.mv) {
             if !is_noisy(&m) {
-                // The quiets searched before the cutoff move, the staged TT move first.
-                let tried = match at {
-                    Cutoff::Staged => &buf.order[..0],
-                    Cutoff::Ordered(k) => &buf.order[..k],
-                };
-                let before = staged
-                    .filter(|_| matches!(at, Cutoff::Ordered(_)))
-                    .into_iter()
-                    .chain(tried.iter().map(|&(_, i)| buf.children[i as usize].mv));
+                // The moves searched before the cutoff move, the staged TT move first.
+                let before = staged.filter(|_| n > 0).into_iter().chain(
+                    buf.order[..n.saturating_sub(first)]
+                        .iter()
+                        .map(|&(_, i)| buf.children[i as usize].mv),
+                );
                 reward_quiet(td, before, m, depth, ply, pos.turn(), earlier);
             }
         }
-        let bound = if best >= beta {
+        let bound = if best.score >= beta {
             TtBound::Lower
-        } else if best > original_alpha {
+        } else if best.score > original_alpha {
             TtBound::Exact
         } else {
             TtBound::Upper
         };
-        let packed = best_move
+        let packed = best
+            .mv
             .filter(|_| bound != TtBound::Upper)
             .map_or(0, |m| pack_move(&m));
         td.shared
             .tt
-            .store(pos.key(), packed, best, depth, bound, ply);
+            .store(pos.key(), packed, best.score, depth, bound, ply);
     }
     td.stack[ply] = buf;
     if td.aborted {
         0
     } else {
-        best
+        best.score
     }
 }
 
-/// Where a node's beta cutoff came from.
-#[derive(Clone, Copy)]
-enum Cutoff {
-    /// The TT move, searched before the other children were built.
-    Staged,
-    /// The k-th child in the node's ordered buffer.
-    Ordered(usize),
+/// The best a node has found so far, and its alpha.
+struct Best {
+    score: i32,
+    mv: Option<Move>,
+    alpha: i32,
+}
+
+impl Best {
+    /// Takes in move `m`'s `score`: a better score becomes the best, and one above alpha
+    /// raises it and makes `m` head the PV. True when it reaches `beta` (a cutoff).
+    fn raise(&mut self, td: &mut ThreadData, ply: usize, m: Move, score: i32, beta: i32) -> bool {
+        if score <= self.score {
+            return false;
+        }
+        self.score = score;
+        self.mv = Some(m);
+        if score <= self.alpha {
+            return false;
+        }
+        self.alpha = score;
+        update_pv(td, ply, m);
+        score >= beta
+    }
+}
+
+/// The value of `child`, move number `n` (0-based, in search order) of the node `pos` of
+/// `depth` (`in_check`: the node is in check), from the node's point of view.
+#[allow(clippy::too_many_arguments)]
+fn child_value(
+    td: &mut ThreadData,
+    pos: &Position,
+    child: &Child,
+    depth: i32,
+    alpha: i32,
+    beta: i32,
+    ply: usize,
+    n: usize,
+    in_check: bool,
+) -> i32 {
+    td.moved[ply] = Some(piece_to(pos.turn(), &child.mv));
+    if depth == 1 {
+        frontier_value(td, child, alpha, beta, ply)
+    } else {
+        search_child(td, child, depth - 1, alpha, beta, ply, n, in_check)
+    }
 }
 
 /// Reverse futility and null-move pruning at a non-PV node out of check: the node's score
@@ -525,11 +540,7 @@ mod tests {
         let control = Control::new(Clock::new(TimeBudget::default(), false), None);
         let pos = Position::from_fen(fen).expect("valid test FEN");
         if let Some(uci) = tt {
-            let m = pos
-                .legal_moves()
-                .into_iter()
-                .find(|m| m.to_uci(shakmaty::CastlingMode::Standard).to_string() == uci)
-                .expect("a legal TT move");
+            let m = pos.parse_uci_move(uci).expect("a legal TT move");
             // Too shallow to cut off by itself: only its move is used.
             shared
                 .tt
