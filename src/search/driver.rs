@@ -9,7 +9,7 @@ use super::report::{Info, Score, SearchEvent, SearchResult};
 use super::root::{root_moves, unscored_root_moves, RootMove, RootResult};
 use super::score::{mate_plies, to_report, DRAW, TB_WIN};
 use super::thread::ThreadData;
-use super::time::{budget, Clock};
+use super::time::{budget, soft_scale, Clock};
 use super::{play_first_move, Limits, RootState, SearchConfig, SearchHandle, SearchShared};
 use crate::chess::syzygy::TbOutcome;
 use crate::chess::{Move, Position};
@@ -302,6 +302,9 @@ fn main_loop(
             pv: vec![m.child.mv],
         })
         .collect();
+    // Iterations in a row that ended with the same best move, for time management.
+    let mut stable = 0;
+    let mut last_best = None;
     for depth in 1..=max_depth {
         td.seldepth = 0;
         for k in 0..count {
@@ -371,10 +374,29 @@ fn main_loop(
         let out_of_nodes = control
             .node_limit
             .is_some_and(|limit| td.total_nodes() >= limit);
-        if mate_limit_met || forced || out_of_nodes || control.clock.soft_passed() {
+        let best_move = best.pv[0];
+        stable = if last_best == Some(best_move) {
+            stable + 1
+        } else {
+            0
+        };
+        last_best = Some(best_move);
+        let scale = soft_scale(stable, best_share(moves, &best_move));
+        if mate_limit_met || forced || out_of_nodes || control.clock.soft_passed_scaled(scale) {
             return;
         }
     }
+}
+
+/// The share of the root's nodes this thread spent on `best`, 0 to 1.
+fn best_share(moves: &[RootMove], best: &Move) -> f64 {
+    let total: u64 = moves.iter().map(|m| m.nodes).sum();
+    let on_best: u64 = moves
+        .iter()
+        .filter(|m| m.child.mv == *best)
+        .map(|m| m.nodes)
+        .sum();
+    on_best as f64 / total.max(1) as f64
 }
 
 /// The root moves to search: `searchmoves` narrowed, when a tablebase covers the root, to

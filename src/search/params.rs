@@ -91,5 +91,14 @@ pub const QS_MAX_PLIES: usize = 8;
 /// Piece values used by MVV-LVA and delta pruning (pawn, knight, bishop, rook, queen, king).
 pub const PIECE_VALUES: [i32; 6] = [100, 320, 330, 500, 900, 0];
 
+/// Time management, after each iteration: the soft limit is scaled by
+/// `TM_STABILITY[n]` where the best move has stayed the same for n iterations (the last
+/// entry for more), and by `TM_NODES_BASE − (share of the root's nodes spent on the best
+/// move)` times `TM_NODES_SCALE`: a move that keeps changing, or that the search is still
+/// weighing against others, gets more time; a settled one less. The values are those
+/// common to engines with this scheme (Stormphrax, Alexandria), not tuned for Cerise.
+pub const TM_STABILITY: [f64; 5] = [2.4, 1.3, 1.07, 0.91, 0.71];
+pub const TM_NODES_BASE: f64 = 1.5;
+pub const TM_NODES_SCALE: f64 = 1.35;
 /// Lazy SMP: helper thread `i` searches iteration depths shifted by `i % HELPER_DEPTH_SPREAD`.
 pub const HELPER_DEPTH_SPREAD: usize = 2;

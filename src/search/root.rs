@@ -12,6 +12,9 @@ pub struct RootMove {
     pub child: Child,
     /// Score from the last iteration that searched it exactly; `-INFINITY` if it failed low.
     pub score: i32,
+    /// Nodes this thread spent below this move in the whole search so far: the share of
+    /// the best move tells time management how settled the choice is.
+    pub nodes: u64,
 }
 
 /// Builds and statically scores the root moves (restricted to `searchmoves` when that names
@@ -32,6 +35,7 @@ pub fn root_moves(
         .map(|child| RootMove {
             score: -child.eval,
             child,
+            nodes: 0,
         })
         .collect();
     // Stable: ties keep move-generation order, so the order is deterministic.
@@ -64,6 +68,7 @@ pub fn unscored_root_moves(pos: &Position, searchmoves: &[String]) -> Vec<RootMo
                 eval: 0,
             },
             score: 0,
+            nodes: 0,
         })
         .collect()
 }
@@ -111,11 +116,13 @@ pub fn search_root(
         let child = &root_move.child;
         let mv = child.mv;
         td.moved[0] = Some(piece_to(child.pos.turn().other(), &mv));
+        let before = td.nodes;
         let score = if depth <= 1 {
             frontier_value(td, child, alpha, beta, 0)
         } else {
             search_child(td, child, depth - 1, alpha, beta, 0, n, in_check)
         };
+        root_move.nodes += td.nodes - before;
         if td.aborted {
             break;
         }

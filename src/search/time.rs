@@ -2,6 +2,7 @@
 //! `ponderhit`.
 
 use super::limits::Limits;
+use super::params::{TM_NODES_BASE, TM_NODES_SCALE, TM_STABILITY};
 use crate::chess::Color;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -53,6 +54,15 @@ pub fn budget(limits: &Limits, turn: Color, overhead: Duration) -> TimeBudget {
     }
 }
 
+/// How much of the soft limit to use after an iteration whose best move has been the best
+/// for `stable` iterations in a row (0: it just changed) and took `best_share` (0..=1) of
+/// the root's nodes.
+pub fn soft_scale(stable: usize, best_share: f64) -> f64 {
+    let stability = TM_STABILITY[stable.min(TM_STABILITY.len() - 1)];
+    let share = best_share.clamp(0.0, 1.0);
+    stability * (TM_NODES_BASE - share) * TM_NODES_SCALE
+}
+
 /// Elapsed time against a budget. While pondering there is no limit; `ponderhit` restarts
 /// the clock so the budget counts from the moment our own clock started running.
 pub struct Clock {
@@ -98,8 +108,18 @@ impl Clock {
         self.budget.hard.is_some() || self.budget.soft.is_some()
     }
 
-    pub fn soft_passed(&self) -> bool {
-        !self.is_pondering() && self.budget.soft.is_some_and(|s| self.used() >= s)
+    /// Whether the soft limit, scaled by `scale` ([`soft_scale`]), has passed: no new
+    /// iteration then. A soft limit equal to the hard one (`go movetime`) is not scaled: the
+    /// user asked for that time. The hard limit still caps the search whatever the scale.
+    pub fn soft_passed_scaled(&self, scale: f64) -> bool {
+        let Some(soft) = self.budget.soft else {
+            return false;
+        };
+        let target = match self.budget.hard {
+            Some(hard) if soft < hard => soft.mul_f64(scale.max(0.0)).min(hard),
+            _ => soft,
+        };
+        !self.is_pondering() && self.used() >= target
     }
 
     pub fn hard_passed(&self) -> bool {
@@ -196,5 +216,40 @@ mod tests {
         std::thread::sleep(ms(20));
         long.ponderhit();
         assert!(long.used() < ms(20));
+    }
+
+    #[test]
+    fn an_unsettled_best_move_gets_more_time_than_a_settled_one() {
+        // A move that just changed, or that took few of the nodes, is still in doubt.
+        assert!(soft_scale(0, 0.9) > soft_scale(4, 0.9));
+        assert!(soft_scale(2, 0.3) > soft_scale(2, 0.9));
+        // Long stability saturates; shares outside 0..=1 are clamped.
+        assert_eq!(soft_scale(4, 0.5), soft_scale(40, 0.5));
+        assert_eq!(soft_scale(1, 1.7), soft_scale(1, 1.0));
+        assert!(soft_scale(4, 1.0) > 0.0);
+    }
+
+    #[test]
+    fn the_scale_moves_the_soft_limit_but_not_movetime_nor_past_hard() {
+        let clock = |soft, hard| {
+            Clock::new(
+                TimeBudget {
+                    soft: Some(ms(soft)),
+                    hard: Some(ms(hard)),
+                },
+                false,
+            )
+        };
+        let timed = clock(40, 60_000);
+        std::thread::sleep(ms(50));
+        assert!(timed.soft_passed_scaled(1.0));
+        assert!(!timed.soft_passed_scaled(100.0), "scaled up to 4 s");
+        assert!(clock(60_000, 120_000).soft_passed_scaled(0.0));
+        // movetime: soft = hard, scaled or not.
+        assert!(!clock(60_000, 60_000).soft_passed_scaled(0.0));
+        // A scale past the hard limit stops at the hard limit.
+        let capped = clock(10, 40);
+        std::thread::sleep(ms(50));
+        assert!(capped.soft_passed_scaled(1000.0));
     }
 }
