@@ -5,12 +5,12 @@
 //! depth 1 a quiet child's batch score is the leaf value when it already fails low; every
 //! other child goes to quiescence.
 
-use super::history::{gravity, piece_to, push_killer, side, update_history};
+use super::history::{gravity, history_bonus, piece_to, push_killer, side, update_history};
 use super::ordering::{is_noisy, order_children, OrderHints};
 use super::params::{
-    FUTILITY_MARGIN, IIR_MIN_DEPTH, LATE_PRUNE_MAX_DEPTH, LMP_BASE, LMR_FULL_MOVES, LMR_MIN_DEPTH,
-    MAX_PLY, NMP_BASE_REDUCTION, NMP_DEPTH_DIVISOR, NMP_EVAL_DIVISOR, NMP_EVAL_MAX, NMP_MIN_DEPTH,
-    POLICY_MIN_DEPTH, RFP_MARGIN, RFP_MAX_DEPTH,
+    FUTILITY_MARGIN, IIR_MIN_DEPTH, LATE_PRUNE_MAX_DEPTH, LMP_BASE, LMR_FULL_MOVES,
+    LMR_HISTORY_DIVISOR, LMR_MIN_DEPTH, MAX_PLY, NMP_BASE_REDUCTION, NMP_DEPTH_DIVISOR,
+    NMP_EVAL_DIVISOR, NMP_EVAL_MAX, NMP_MIN_DEPTH, POLICY_MIN_DEPTH, RFP_MARGIN, RFP_MAX_DEPTH,
 };
 use super::qsearch::qsearch;
 use super::reductions::late_move_reduction;
@@ -438,8 +438,13 @@ pub fn search_child(
         && !child.pos.is_check();
     let reduction = if reducible {
         let pv_node = beta - alpha > 1;
-        // At least one ply (what made the move reducible), and never into quiescence.
-        late_move_reduction(new_depth + 1, move_number, pv_node).clamp(1, new_depth - 1)
+        let mover = child.pos.turn().other();
+        let stat = td.quiet_stat(ply, mover, &child.mv) / LMR_HISTORY_DIVISOR;
+        // At least one ply by the table (what made the move reducible), then moved by the
+        // history: a move whose history is good enough is not reduced at all. Never into
+        // quiescence.
+        let base = late_move_reduction(new_depth + 1, move_number, pv_node).max(1);
+        (base - stat).clamp(0, new_depth - 1)
     } else {
         0
     };
@@ -482,7 +487,7 @@ fn reward_quiet(
     mover: Color,
     earlier: [Option<usize>; 2],
 ) {
-    let bonus = depth * depth;
+    let bonus = history_bonus(depth);
     let us = side(mover);
     push_killer(&mut td.killers[ply], m);
     let reward = |td: &mut ThreadData, m: &Move, bonus: i32| {
@@ -580,6 +585,28 @@ mod tests {
         assert!(!td.improving(3, 10));
         td.static_evals[1] = None; // in check there
         assert!(!td.improving(3, 500));
+    }
+
+    #[test]
+    fn quiet_stat_sums_butterfly_and_both_continuations() {
+        let shared = material();
+        let control = Control::new(Clock::new(TimeBudget::default(), false), None);
+        let mut td = ThreadData::new(&shared, &control, true, KeyHistory::new());
+        let pos = Position::from_fen("4k3/8/8/8/8/8/8/R3K3 w - - 0 1").expect("valid test FEN");
+        let m = pos.parse_uci_move("a1a7").expect("legal");
+        let reply = piece_to(Color::White, &m);
+        update_history(&mut td.quiet_history[side(Color::White)], &m, 1000);
+        td.moved[3] = Some(5);
+        td.moved[2] = Some(9);
+        td.cont_history[5][reply] = 200;
+        td.cont_history[9][reply] = 30;
+        // At ply 4 the moves one and two plies up are those at plies 3 and 2.
+        assert_eq!(td.quiet_stat(4, Color::White, &m), 1230);
+        // A null move two plies up has no continuation; the same squares moved by Black are
+        // another key in every table.
+        td.moved[2] = None;
+        assert_eq!(td.quiet_stat(4, Color::White, &m), 1200);
+        assert_eq!(td.quiet_stat(4, Color::Black, &m), 0);
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! [`super::thread`] owns the tables, [`super::alphabeta`] updates them and
 //! [`super::ordering`] reads them.
 
-use super::params::HISTORY_MAX;
+use super::params::{HISTORY_BONUS_MAX, HISTORY_BONUS_OFFSET, HISTORY_BONUS_SLOPE, HISTORY_MAX};
 use crate::chess::{Color, Move, Role};
 
 /// The index of a role in per-role tables: pawn 0 … king 5.
@@ -40,6 +40,19 @@ pub fn history_of(table: &[[i32; 64]; 64], m: &Move) -> i32 {
     table[from][to]
 }
 
+/// A quiet move's history score: its butterfly entry plus its entries in the continuation
+/// rows of the moves one and two plies up, where there were such moves. Ordering ranks the
+/// quiets by it and late-move reductions lean on it.
+pub fn quiet_score(
+    butterfly: &[[i32; 64]; 64],
+    cont: [Option<&ContRow>; 2],
+    mover: Color,
+    m: &Move,
+) -> i32 {
+    let reply = piece_to(mover, m);
+    history_of(butterfly, m) + cont.iter().flatten().map(|row| row[reply]).sum::<i32>()
+}
+
 /// Rewards (or, with a negative bonus, penalises) `m`'s butterfly entry by [`gravity`].
 pub fn update_history(table: &mut [[i32; 64]; 64], m: &Move, bonus: i32) {
     let (from, to) = squares(m);
@@ -51,6 +64,12 @@ pub fn update_history(table: &mut [[i32; 64]; 64], m: &Move, bonus: i32) {
 pub fn gravity(entry: &mut i32, bonus: i32) {
     let bonus = bonus.clamp(-HISTORY_MAX, HISTORY_MAX);
     *entry += bonus - *entry * bonus.abs() / HISTORY_MAX;
+}
+
+/// The history bonus of a quiet cutoff at `depth` (and the malus of the quiets tried before
+/// it): linear in depth, capped, and positive from depth 1.
+pub fn history_bonus(depth: i32) -> i32 {
+    (HISTORY_BONUS_SLOPE * depth - HISTORY_BONUS_OFFSET).clamp(1, HISTORY_BONUS_MAX)
 }
 
 pub fn push_killer(killers: &mut [Option<Move>; 2], m: Move) {
@@ -80,6 +99,18 @@ mod tests {
         }
         assert!(history_of(&table, &m) <= HISTORY_MAX);
         assert!(history_of(&table, &m) > HISTORY_MAX / 2);
+    }
+
+    #[test]
+    fn the_bonus_grows_with_depth_up_to_its_cap() {
+        assert!(history_bonus(0) >= 1);
+        for d in 1..40 {
+            assert!(history_bonus(d) <= history_bonus(d + 1));
+            assert!(history_bonus(d) <= HISTORY_BONUS_MAX);
+        }
+        assert_eq!(history_bonus(1), 50);
+        assert_eq!(history_bonus(3), 650);
+        assert_eq!(history_bonus(20), HISTORY_BONUS_MAX);
     }
 
     #[test]

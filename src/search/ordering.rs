@@ -6,7 +6,7 @@
 //! Where a move policy has scored the node (`PlyBuf::policy`), it ranks every quiet that is
 //! not a killer instead, above the history band.
 
-use super::history::{history_of, piece_to, role_index, ContRow};
+use super::history::{quiet_score, role_index, ContRow};
 use super::params::{
     ORDER_CHILD_CLAMP, ORDER_HISTORY, ORDER_KILLER, ORDER_MVV_LVA_STEP, ORDER_NOISY, ORDER_POLICY,
     ORDER_POLICY_SPAN, ORDER_TT, PIECE_VALUES,
@@ -63,10 +63,7 @@ impl OrderHints<'_> {
 
     /// A quiet move's history score: butterfly plus both continuations.
     fn quiet_score(&self, m: &Move) -> Option<i32> {
-        let butterfly = history_of(self.history?, m);
-        let index = piece_to(self.mover, m);
-        let cont: i32 = self.cont.iter().flatten().map(|row| row[index]).sum();
-        Some(butterfly + cont)
+        Some(quiet_score(self.history?, self.cont, self.mover, m))
     }
 }
 
@@ -111,7 +108,7 @@ fn policy_key(log_p: f32) -> i32 {
 mod tests {
     use super::*;
     use crate::chess::{Position, Square};
-    use crate::search::history::{update_history, PIECE_TO};
+    use crate::search::history::{piece_to, update_history, PIECE_TO};
     use crate::search::thread::Child;
 
     fn buf_for(fen: &str) -> PlyBuf {

@@ -45,6 +45,18 @@ pub const LMR_FULL_MOVES: usize = 3;
 /// (the logarithmic table of Stockfish and most engines since), one less at a PV node.
 pub const LMR_BASE: f64 = 0.75;
 pub const LMR_DIVISOR: f64 = 2.25;
+/// A quiet move's history score (butterfly plus both continuations, each within
+/// ±`HISTORY_MAX`) moves its reduction by one ply per this much: a move that has often cut
+/// off elsewhere is reduced less, one that has often failed is reduced more.
+pub const LMR_HISTORY_DIVISOR: i32 = 8192;
+
+/// The history bonus of a quiet cutoff at depth d (and the malus of each quiet tried before
+/// it): `min(HISTORY_BONUS_SLOPE · d − HISTORY_BONUS_OFFSET, HISTORY_BONUS_MAX)`, the
+/// linear, capped form of Stockfish and most engines since; d² grew too slowly against
+/// `HISTORY_MAX` for the scores to say much within one search.
+pub const HISTORY_BONUS_SLOPE: i32 = 300;
+pub const HISTORY_BONUS_OFFSET: i32 = 250;
+pub const HISTORY_BONUS_MAX: i32 = 1500;
 
 /// Aspiration windows: from this iteration depth on, the root searches previous score ±
 /// `ASPIRATION_DELTA` first; each failure widens the window by half again, and past

@@ -2,7 +2,7 @@
 //! sibling-batched child evaluation that every interior node starts with.
 
 use super::control::Control;
-use super::history::{ContRow, PIECE_TO};
+use super::history::{quiet_score, side, ContRow, PIECE_TO};
 use super::params::{CHECK_INTERVAL, EVAL_LIMIT, MAX_PLY};
 use super::SearchShared;
 use crate::chess::{KeyHistory, Move, Position};
@@ -74,6 +74,16 @@ impl ThreadData<'_> {
     /// was a real move.
     pub fn moved_before(&self, ply: usize, back: usize) -> Option<usize> {
         ply.checked_sub(back).and_then(|p| self.moved[p])
+    }
+
+    /// The history score ([`quiet_score`]) of quiet move `m` by `mover` at the node at `ply`,
+    /// the same sum ordering ranks the quiets by.
+    pub fn quiet_stat(&self, ply: usize, mover: Color, m: &Move) -> i32 {
+        let cont = [1, 2].map(|back| {
+            self.moved_before(ply, back)
+                .map(|earlier| &self.cont_history[earlier])
+        });
+        quiet_score(&self.quiet_history[side(mover)], cont, mover, m)
     }
 
     /// Whether the node at `ply`, out of check with `static_eval`, stands better than the
