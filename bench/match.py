@@ -35,7 +35,10 @@ slow engine loses on time even if it believes otherwise. Illegal moves, time los
 lose the game and are counted; a crashed engine is restarted for the next game. With
 --concurrency N, N games run at once, each with its own two engine processes; results are
 still reported, written to the PGN and counted in the order of the games, not of their
-finish, so the counts do not depend on N.
+finish, so the counts do not depend on N. In the PGN the opening's moves are commented
+{book} and each engine move as cutechess-cli comments it, {+0.35/12 0.412s}: the mover's
+score in pawns (+M5 for a mate in 5), the depth, and the seconds it took by the runner's
+clock. The report gives each engine's mean seconds a move and mean clock left at the end.
 
 --sprt ELO0 ELO1 ALPHA BETA runs the generalized SPRT of fishtest and fastchess on the
 pentanomial counts, after every completed pair: the log-likelihood ratio of the maximum
@@ -307,7 +310,9 @@ def play_game(white: Player, black: Player, opening: str | Opening, tc: TimeCont
     adjudication = adjudication or Adjudication()
     adjudicator = Adjudicator(adjudication)
     # Scores are asked of the engines only when a rule reads them.
-    info = chess.engine.INFO_SCORE if adjudication.resign or adjudication.draw else chess.engine.INFO_NONE
+    # Scores and depths go into the PGN as cutechess writes them ({+0.35/12 0.412s}); the
+    # adjudication rules read the scores too.
+    info = chess.engine.INFO_BASIC | chess.engine.INFO_SCORE
     adjudicated = False
     if isinstance(opening, str):
         opening = Opening(opening)
@@ -315,6 +320,7 @@ def play_game(white: Player, black: Player, opening: str | Opening, tc: TimeCont
     players = {chess.WHITE: white, chess.BLACK: black}
     clock = {chess.WHITE: tc.base, chess.BLACK: tc.base}
     used: dict[bool, list[tuple[float, float]]] = {chess.WHITE: [], chess.BLACK: []}
+    comments: list[str] = []  # one per move the engines played, in order
     result, termination, fault = None, "normal", None
 
     for p in (white, black):
@@ -394,11 +400,13 @@ def play_game(white: Player, black: Player, opening: str | Opening, tc: TimeCont
             p.stats.time_losses += 1
             fault = (side, "timeloss")
             board.push(move)  # the move stands in the PGN, the flag fell while making it
+            comments.append(move_comment(played.info, side, elapsed))
             opponent_can_mate = not board.has_insufficient_material(not side)
             result = loss_for(side) if opponent_can_mate else "1/2-1/2"
             termination = f"{p.name} lost on time ({clock[side]:.3f}s)"
             break
         board.push(move)
+        comments.append(move_comment(played.info, side, elapsed))
         clock[side] += tc.inc
         plies += 1
         # The rules first: a move that mates or repeats a third time ends the game as such.
@@ -415,7 +423,38 @@ def play_game(white: Player, black: Player, opening: str | Opening, tc: TimeCont
         "TimeControl": "-" if depth is not None else tc.pgn(), "Termination": termination,
     })
     mark_book_moves(game, len(opening.moves))
+    comment_engine_moves(game, len(opening.moves), comments)
     return GameResult(result, termination, game, used, fault, adjudicated)
+
+
+def move_comment(info: dict, mover: chess.Color, elapsed: float) -> str:
+    """cutechess-cli's comment of an engine's move: the mover's score in pawns (or M and the
+    moves to mate), the depth, and the seconds it took, e.g. "+0.35/12 0.412s"; the parts the
+    engine did not send are left out."""
+    parts = []
+    pov = info.get("score")
+    if pov is not None:
+        s = pov.pov(mover)
+        mate = s.mate()
+        text = f"{'+' if mate > 0 else '-'}M{abs(mate)}" if mate is not None else f"{s.score() / 100:+.2f}"
+        depth = info.get("depth")
+        parts.append(text if depth is None else f"{text}/{depth}")
+    parts.append(f"{elapsed:.3f}s")
+    return " ".join(parts)
+
+
+def comment_engine_moves(game: chess.pgn.Game, book: int, comments: list[str]) -> None:
+    """Puts each engine move's comment (see move_comment) on its move, after the `book` moves."""
+    node = game
+    for _ in range(book):
+        if not node.variations:
+            return
+        node = node.variations[0]
+    for text in comments:
+        if not node.variations:
+            return
+        node = node.variations[0]
+        node.comment = text
 
 
 def mark_book_moves(game: chess.pgn.Game, count: int) -> None:
@@ -581,6 +620,12 @@ class Tally:
     # How the games ended, by kind: the rules' terminations ("checkmate", "threefold_repetition",
     # ...), "adjudicated", or a fault's kind.
     endings: dict[str, int] = field(default_factory=dict)
+    # Clock use of each engine (1, 2) over the clocked games played in this run (not those a
+    # resumed PGN holds): seconds thought, moves made, clock left at the game's end.
+    thought: dict[int, float] = field(default_factory=lambda: {1: 0.0, 2: 0.0})
+    moves: dict[int, int] = field(default_factory=lambda: {1: 0, 2: 0})
+    left: dict[int, float] = field(default_factory=lambda: {1: 0.0, 2: 0.0})
+    clocked_games: int = 0
     _first_of_pair: float | None = None
 
     @property
@@ -610,6 +655,25 @@ class Tally:
         self.penta[int(2 * (first + score))] += 1
         self.win_loss_pairs += {first, score} == {0, 1}
         return True
+
+    def add_clocks(self, clocks: dict[bool, list[tuple[float, float]]], engine1_white: bool) -> None:
+        """Counts one clocked game's per-move (seconds, clock left) of each colour."""
+        self.clocked_games += 1
+        for colour, moves in clocks.items():
+            number = 1 if colour == engine1_white else 2
+            self.thought[number] += sum(seconds for seconds, _ in moves)
+            self.moves[number] += len(moves)
+            self.left[number] += moves[-1][1] if moves else 0.0
+
+    def clock_report(self, name1: str, name2: str) -> str | None:
+        """A line of each engine's mean time a move and mean clock left at the end, or None
+        without clocked games."""
+        n = self.clocked_games
+        if not n:
+            return None
+        parts = [f"{name} {self.thought[k] / max(self.moves[k], 1):.3f}s a move, {self.left[k] / n:.1f}s left at the end"
+                 for k, name in ((1, name1), (2, name2))]
+        return f"clock use (means over {n} games): " + "; ".join(parts)
 
     def elo(self) -> tuple[float, float, str]:
         """Elo, its 95% margin, and which model gave them: pairs when there are any."""
@@ -966,6 +1030,8 @@ def main(argv: list[str] | None = None) -> int:
             if r.fault is not None:
                 fault = (1 if (r.fault[0] == chess.WHITE) == engine1_white else 2, r.fault[1])
             pair_done = tally.add(score_for_engine1(r.result, engine1_white), fault, ending_of(r), r.adjudicated)
+            if args.depth is None and r.result != "*":
+                tally.add_clocks(r.clocks, engine1_white)
             if args.out:
                 with args.out.open("a") as f:
                     print(r.game, file=f, end="\n\n")
@@ -1012,6 +1078,9 @@ def print_report(args: argparse.Namespace, tally: Tally, sprt: Sprt | None, llr:
     endings = sorted(tally.endings.items(), key=lambda kv: order.get(kv[0], len(order)))
     print("endings: " + (", ".join(f"{kind} {count}" for kind, count in endings) or "none"))
     print(f"adjudication: {args.adjudication.describe()} ({tally.adjudicated} games adjudicated)")
+    clocks = tally.clock_report(name1, name2)
+    if clocks:
+        print(clocks)
     if args.out:
         print(f"games written to {args.out}")
     print(summary_line(tally, sprt, llr, args.adjudication), flush=True)

@@ -262,7 +262,9 @@ def test_pgn_openings_are_played_from_their_moves(capsys, tmp_path):
     assert first[0][:3] == first[1][:3] == ["e2e4", "e7e5", "g1f3"] and len(first[0]) == 5
     assert first[2][:2] == first[3][:2] == ["e1d2", "e8d7"] and len(first[2]) == 4
     assert games[2].headers["FEN"] == "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1"
-    assert [n.comment for n in games[0].mainline()][:4] == ["book", "book", "book", ""]
+    comments = [n.comment for n in games[0].mainline()]
+    # The engines' moves carry the runner's time (these engines send no score).
+    assert comments[:3] == ["book", "book", "book"] and comments[3].endswith("s"), comments
 
 
 def write_polyglot(path: Path, lines: dict[str, list[tuple[str, int]]]) -> None:
@@ -483,3 +485,52 @@ def test_summary_names_adjudication_and_counts_endings(capsys, tmp_path):
                                "--openings", str(scripted_openings(tmp_path)))
     assert (summary["adjudication"], summary["adjudicated"]) == ("off", "0")
     assert "endings: threefold_repetition 2" in lines
+
+
+# --- Move comments and clock use ------------------------------------------------------------
+
+
+def test_engine_moves_carry_score_depth_and_time_and_book_moves_stay_book():
+    # Both sides play their first legal move and send `info depth 1 score cp 25` before it.
+    opening = match.Opening(moves=("e2e4",))
+    white, black = match.Player(f"{LINE} - 25", {}, name="w"), match.Player(f"{LINE} - 25", {}, name="b")
+    try:
+        r = match.play_game(white, black, opening, match.TimeControl(30, 0), match.Adjudication(max_plies=6))
+    finally:
+        white.quit()
+        black.quit()
+    nodes = list(r.game.mainline())
+    assert nodes[0].comment == "book"
+    engine_moves = nodes[1:]
+    assert len(engine_moves) == 6
+    for node in engine_moves:
+        score_depth, seconds = node.comment.split()
+        assert score_depth == "+0.25/1", node.comment
+        assert seconds.endswith("s") and 0 <= float(seconds[:-1]) < 5, node.comment
+    # The comments are the runner's own clock: they sum to what each side's clock lost.
+    black_used = sum(float(n.comment.split()[1][:-1]) for n in engine_moves[::2])
+    assert abs(black_used - sum(s for s, _ in r.clocks[chess.BLACK])) < 0.01
+
+
+def test_move_comment_forms():
+    info = {"score": chess.engine.PovScore(chess.engine.Cp(-130), chess.WHITE), "depth": 9}
+    assert match.move_comment(info, chess.WHITE, 0.5) == "-1.30/9 0.500s"
+    assert match.move_comment(info, chess.BLACK, 0.5) == "+1.30/9 0.500s"
+    mate = {"score": chess.engine.PovScore(chess.engine.Mate(3), chess.BLACK)}
+    assert match.move_comment(mate, chess.BLACK, 1.25) == "+M3 1.250s"
+    assert match.move_comment(mate, chess.WHITE, 1.25) == "-M3 1.250s"
+    assert match.move_comment({}, chess.WHITE, 0.0123) == "0.012s"
+
+
+def test_clock_use_is_counted_per_engine_whatever_its_colour():
+    tally = match.Tally()
+    # Game 1: engine 1 white, 2 moves of 0.5 s, ends with 9 s; engine 2 black, 1 move of 2 s.
+    tally.add_clocks({chess.WHITE: [(0.5, 9.5), (0.5, 9.0)], chess.BLACK: [(2.0, 8.0)]}, True)
+    # Game 2: engine 1 black, one move of 1 s, ends with 5 s; engine 2 white, no move.
+    tally.add_clocks({chess.WHITE: [], chess.BLACK: [(1.0, 5.0)]}, False)
+    assert tally.moves == {1: 3, 2: 1}
+    assert tally.thought == {1: 2.0, 2: 2.0}
+    line = tally.clock_report("one", "two")
+    assert line == ("clock use (means over 2 games): one 0.667s a move, 7.0s left at the end; "
+                    "two 2.000s a move, 4.0s left at the end"), line
+    assert match.Tally().clock_report("one", "two") is None
