@@ -625,6 +625,12 @@ fn compare_backends(
         Some(path) => cerise::net::load(&path).map_err(|e| e.to_string())?,
         None => cerise::eval::embedded::net().map_err(|e| e.to_string())?.0,
     };
+    eprintln!(
+        "[compare] {} net, {} {}",
+        net.meta.preset,
+        net.meta.arch.family_name(),
+        net.meta.arch.describe()
+    );
     let input = cerise::data::cli::open_pgn(games).map_err(|e| format!("{e:#}"))?;
     let mut reader = pgn_reader::Reader::new(input.reader);
     let mut visitor = GameVisitor::new(GameFilter::default());

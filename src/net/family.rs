@@ -66,10 +66,10 @@ impl ModelArch {
         }
     }
 
-    /// The shape in words: the MLP's widths or the CNN's spec.
+    /// The shape in words: the MLP's widths (and output buckets) or the CNN's spec.
     pub fn describe(&self) -> String {
         match self {
-            ModelArch::Mlp(a) => a.widths_string(),
+            ModelArch::Mlp(a) => a.describe(),
             ModelArch::Cnn(c) => c.spec(),
             ModelArch::Policy(p) => p.spec(),
         }

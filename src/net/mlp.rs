@@ -5,9 +5,10 @@
 //! seen from the side to move, so the centipawn score for the side to move is
 //! `-f(x) * cp_per_unit`, where `cp_per_unit` is stored in the net file (default 100.0).
 
+use super::buckets::MAX_PIECES;
 use super::{Arch, Form};
 use crate::chess::{swap_sides_feature, ENCODING_WIDTH};
-use tch::{nn, TchError, Tensor};
+use tch::{nn, Kind, TchError, Tensor};
 
 /// Layer `i` lives at `<path>/l{i}` (tensors `l{i}.weight` [out, in] and `l{i}.bias` [out]);
 /// the trainer and the file format rely on these names. The antisymmetric form adds
@@ -18,6 +19,8 @@ pub struct Mlp {
     pub antisym: Option<Antisym>,
     /// [`Form::Perspective`]: `swap[k]` is feature k seen with the other side to move.
     pub perspective: Option<Tensor>,
+    /// Output buckets ([`Arch::output_buckets`]): 1 but in a bucketed perspective net.
+    pub buckets: i64,
 }
 
 /// The feature permutation that swaps sides, as int64 on `device`.
@@ -26,6 +29,16 @@ fn swap_tensor(device: tch::Device) -> Tensor {
         .map(|f| swap_sides_feature(f) as i64)
         .collect();
     Tensor::from_slice(&swap).to_device(device)
+}
+
+/// [`super::output_bucket`] of every board of a batch, from its piece count (int64 [N]):
+/// the same integer arithmetic in tensor ops, so that libtorch and the native code pick the
+/// same output row. Counts below 2 fall in bucket 0, as `saturating_sub` makes them there.
+pub fn bucket_index(pieces: &Tensor, buckets: i64) -> Result<Tensor, TchError> {
+    pieces
+        .f_sub_scalar(2)?
+        .f_div_scalar_mode(MAX_PIECES as i64 / buckets, "floor")?
+        .f_clamp(0, buckets - 1)
 }
 
 /// SCReLU: clamp(x, 0, 1)², the activation of the perspective form.
@@ -85,6 +98,7 @@ impl Mlp {
             layers,
             antisym,
             perspective,
+            buckets: arch.output_buckets() as i64,
         }
     }
 
@@ -107,7 +121,16 @@ impl Mlp {
             let other = x
                 .f_index_select(1, swap)?
                 .f_linear(&first.ws, first.bs.as_ref())?;
-            return self.f_perspective_head(&own, &other);
+            // A board's pieces are its set inputs (one-hot, so the float sum is exact).
+            let pieces = match self.buckets {
+                1 => None,
+                _ => Some(
+                    x.f_sum_dim_intlist(1, false, Kind::Float)?
+                        .f_round()?
+                        .f_to_kind(Kind::Int64)?,
+                ),
+            };
+            return self.f_perspective_head(&own, &other, pieces.as_ref());
         }
         let Some(a) = &self.antisym else {
             return self.f_forward_layers(x);
@@ -142,17 +165,26 @@ impl Mlp {
         h.f_narrow(0, 0, n)?.f_sub(&h.f_narrow(0, n, n)?)
     }
 
-    /// f of the perspective form from the first layer's two views, [N, H] each.
+    /// f of the perspective form from the first layer's two views, [N, H] each, and, with
+    /// output buckets, each board's piece count (int64 [N]; `None` for a single output).
+    /// Every bucket's output is computed, [N, B], and each board keeps its own bucket's.
     pub(super) fn f_perspective_head(
         &self,
         own: &Tensor,
         other: &Tensor,
+        pieces: Option<&Tensor>,
     ) -> Result<Tensor, TchError> {
         let out = &self.layers[1];
         let both = Tensor::f_cat(&[screlu(own)?, screlu(other)?], 1)?;
-        both.f_linear(&out.ws, out.bs.as_ref())?
-            .f_squeeze_dim(-1)?
-            .f_neg()
+        let outputs = both.f_linear(&out.ws, out.bs.as_ref())?;
+        let f = match pieces {
+            None => outputs.f_squeeze_dim(-1)?,
+            Some(p) => {
+                let bucket = bucket_index(p, self.buckets)?.f_unsqueeze(1)?;
+                outputs.f_gather(1, &bucket, false)?.f_squeeze_dim(1)?
+            }
+        };
+        f.f_neg()
     }
 
     /// The layers alone: the whole of f in the plain form, h without `psqt` otherwise.

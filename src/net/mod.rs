@@ -6,6 +6,7 @@
 //! with the `torch` feature.
 
 pub mod any;
+pub mod buckets;
 pub mod cnn;
 pub mod device;
 pub mod error;
@@ -25,6 +26,7 @@ pub mod rbf;
 pub mod sparse;
 
 pub use any::{load_any, load_any_bytes, AnyNet};
+pub use buckets::output_bucket;
 #[cfg(feature = "torch")]
 pub use cnn::Cnn;
 pub use cnn::{CnnArch, FcAct, CNN_PRESETS};

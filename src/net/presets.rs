@@ -1,5 +1,6 @@
 //! Network shapes, named so that files, the trainer and the command line agree on them.
 
+use super::buckets;
 use super::NetError;
 use crate::chess::ENCODING_WIDTH;
 
@@ -18,7 +19,13 @@ pub enum Form {
     /// The two-perspective net of NNUE engines, (768→N)×2 → 1: one first layer read from the
     /// side to move's view and from the other side's, each squared-clipped-ReLU'd (SCReLU,
     /// clamp(x, 0, 1)²), the side to move's half first, then one output for the side to move:
-    /// f(x) = −l1([screlu(l0(x)), screlu(l0(swap x))]). Widths are exactly [768, N, 1].
+    /// f(x) = −l1([screlu(l0(x)), screlu(l0(swap x))]). Widths are exactly [768, N, B].
+    ///
+    /// B ∈ {1, 2, 4, 8} is the number of output buckets (`net::buckets`): l1 has B rows and
+    /// a board is scored by the row of its bucket, chosen by the number of pieces on it. These
+    /// are NNUE engines' material output buckets: one output layer per stage of the game, so
+    /// the last layer can weigh the same features differently in the opening and the
+    /// endgame, at no cost in the accumulator. B = 1 is the single-output net.
     Perspective,
 }
 
@@ -39,8 +46,8 @@ impl Form {
     }
 }
 
-/// Layer widths from the input (always [`ENCODING_WIDTH`]) to the output (always 1), and
-/// the form that combines them.
+/// Layer widths from the input (always [`ENCODING_WIDTH`]) to the output (1, or a
+/// perspective net's output buckets), and the form that combines them.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Arch {
     pub widths: Vec<i64>,
@@ -48,7 +55,8 @@ pub struct Arch {
 }
 
 /// (name, widths, form) of every preset; `deeppink` is the original Deep Pink shape, and the
-/// `-as` presets are the same shapes in the antisymmetric form.
+/// `-as` presets are the same shapes in the antisymmetric form, the `-ob8` ones the perspective
+/// shapes with 8 output buckets.
 pub const PRESETS: &[(&str, &[i64], Form)] = &[
     ("deeppink", &[768, 2048, 2048, 2048, 1], Form::Plain),
     ("mid", &[768, 512, 512, 1], Form::Plain),
@@ -62,6 +70,9 @@ pub const PRESETS: &[(&str, &[i64], Form)] = &[
     ("persp-128", &[768, 128, 1], Form::Perspective),
     ("persp-256", &[768, 256, 1], Form::Perspective),
     ("persp-512", &[768, 512, 1], Form::Perspective),
+    ("persp-128-ob8", &[768, 128, 8], Form::Perspective),
+    ("persp-256-ob8", &[768, 256, 8], Form::Perspective),
+    ("persp-512-ob8", &[768, 512, 8], Form::Perspective),
 ];
 
 impl Arch {
@@ -82,7 +93,14 @@ impl Arch {
         if arch.widths[0] != ENCODING_WIDTH as i64 {
             return Err(bad(&format!("the input width must be {ENCODING_WIDTH}")));
         }
-        if arch.widths.last() != Some(&1) {
+        let out = *arch.widths.last().expect("two widths or more");
+        if form == Form::Perspective && !buckets::is_allowed(out) {
+            return Err(bad(&format!(
+                "the output width of a perspective net is its number of output buckets, {}",
+                buckets::allowed_words()
+            )));
+        }
+        if form != Form::Perspective && out != 1 {
             return Err(bad("the output width must be 1"));
         }
         if arch.widths.iter().any(|&w| w <= 0) {
@@ -90,7 +108,7 @@ impl Arch {
         }
         if form == Form::Perspective && arch.widths.len() != 3 {
             return Err(bad(
-                "a perspective net has exactly one hidden width: 768,N,1",
+                "a perspective net has exactly one hidden width: 768,N,B",
             ));
         }
         Ok(arch)
@@ -127,6 +145,23 @@ impl Arch {
     pub fn widths_string(&self) -> String {
         let parts: Vec<String> = self.widths.iter().map(i64::to_string).collect();
         parts.join(",")
+    }
+
+    /// Output buckets (see [`Form::Perspective`]): the last width of a perspective net, 1
+    /// for every other form.
+    pub fn output_buckets(&self) -> usize {
+        match self.form {
+            Form::Perspective => *self.widths.last().expect("validated") as usize,
+            Form::Plain | Form::Antisym => 1,
+        }
+    }
+
+    /// The shape in words: the widths, and the output buckets where there are several.
+    pub fn describe(&self) -> String {
+        match self.output_buckets() {
+            1 => self.widths_string(),
+            b => format!("{} (×{b} output buckets)", self.widths_string()),
+        }
     }
 
     /// Number of linear layers.
@@ -224,6 +259,31 @@ mod tests {
         assert!(Arch::new(vec![768, 0, 1]).is_err());
         assert!(Arch::parse_widths("768,x,1", Form::Plain).is_err());
         assert!(Arch::new(vec![768, 1]).is_ok());
+    }
+
+    #[test]
+    fn a_perspective_net_takes_1_2_4_or_8_output_buckets_and_other_forms_one() {
+        for b in [1, 2, 4, 8] {
+            let arch = Arch::with_form(vec![768, 64, b], Form::Perspective).expect("allowed");
+            assert_eq!(arch.output_buckets(), b as usize);
+        }
+        for b in [0, 3, 16] {
+            let msg = Arch::with_form(vec![768, 64, b], Form::Perspective)
+                .expect_err("not allowed")
+                .to_string();
+            assert!(msg.contains("output buckets, 1, 2, 4 or 8"), "{msg}");
+        }
+        assert!(Arch::with_form(vec![768, 64, 8], Form::Antisym).is_err());
+        let ob8 = Arch::preset("persp-256-ob8").expect("preset exists");
+        assert_eq!(ob8.widths_string(), "768,256,8");
+        assert_eq!(ob8.describe(), "768,256,8 (×8 output buckets)");
+        assert_eq!(
+            Arch::preset("persp-256").expect("preset").describe(),
+            "768,256,1"
+        );
+        let shapes = ob8.tensor_shapes();
+        assert_eq!(shapes[2], ("l1.weight".to_string(), vec![8, 512]));
+        assert_eq!(shapes[3], ("l1.bias".to_string(), vec![8]));
     }
 
     #[test]

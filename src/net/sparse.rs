@@ -78,6 +78,14 @@ pub(super) fn bag_sum(
     Ok(sum)
 }
 
+/// Pieces on each board of a sparse batch (int64 [N]): the length of its run of indices,
+/// the next board's offset (or the end) minus its own.
+fn pieces(indices: &Tensor, offsets: &Tensor) -> Result<Tensor, TchError> {
+    let end = Tensor::f_from_slice(&[indices.size1()?])?.f_to_device(offsets.device())?;
+    let ends = Tensor::f_cat(&[offsets.f_slice(0, 1, None::<i64>, 1)?, end], 0)?;
+    ends.f_sub(offsets)
+}
+
 impl Mlp {
     /// Raw scores [N] (same sign convention as [`Mlp::f_forward`]) from `indices`/`offsets`
     /// int64 tensors on the model's device, laid out as in [`SparseBoards`].
@@ -94,7 +102,11 @@ impl Mlp {
             };
             let own = view(indices)?;
             let other = view(&swap.f_index_select(0, indices)?)?;
-            return self.f_perspective_head(&own, &other);
+            let pieces = match self.buckets {
+                1 => None,
+                _ => Some(pieces(indices, offsets)?),
+            };
+            return self.f_perspective_head(&own, &other, pieces.as_ref());
         }
         match &self.antisym {
             Some(a) => self.f_antisym_sparse(a, indices, offsets),
@@ -219,6 +231,86 @@ mod tests {
         assert!((got - by_hand.double_value(&[0])).abs() < 1e-6);
     }
 
+    /// Boards of 2 to 32 pieces: every bucket of an 8-bucket net, more than once.
+    fn boards_of_every_stage() -> Vec<CompactBoard> {
+        let fens = [
+            "8/8/4k3/8/2K5/8/8/8 b - - 0 1",
+            "8/8/4k3/8/2K5/8/3PP3/8 w - - 0 1",
+            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+            "n1n5/PPPk4/8/8/8/8/4Kppp/5N1N b - - 0 1",
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+        ];
+        let mut out: Vec<CompactBoard> = fens
+            .iter()
+            .map(|f| Position::from_fen(f).expect("valid fen").compact())
+            .collect();
+        // A game that captures whenever it can, one piece fewer at a time.
+        let mut pos = Position::from_fen(fens[5]).expect("valid fen");
+        while out.len() < 200 {
+            let moves = pos.legal_moves();
+            let Some(m) = moves.iter().find(|m| m.is_capture()).or(moves.first()) else {
+                break;
+            };
+            pos = pos.play(m);
+            out.push(pos.compact());
+        }
+        out
+    }
+
+    #[test]
+    fn bucket_index_is_output_bucket_for_every_count() {
+        for &b in crate::net::buckets::OUTPUT_BUCKETS {
+            let counts: Vec<i64> = (0..=32).collect();
+            let got = super::super::mlp::bucket_index(&Tensor::from_slice(&counts), b as i64)
+                .expect("bucket index");
+            let want: Vec<i64> = (0..=32)
+                .map(|p| crate::net::output_bucket(p, b) as i64)
+                .collect();
+            assert_eq!(Vec::<i64>::try_from(&got).expect("int64"), want, "B = {b}");
+        }
+    }
+
+    #[test]
+    fn bucketed_sparse_equals_dense_and_each_board_reads_its_bucket() {
+        let vs = nn::VarStore::new(Device::Cpu);
+        let arch = Arch::preset("persp-128-ob8").expect("preset exists");
+        let mlp = seeded(7, || Mlp::new(&vs.root(), &arch));
+        let b = boards_of_every_stage();
+        let (sparse, full) = tch::no_grad(|| {
+            (
+                mlp.forward_sparse(&SparseBoards::from_boards(&b)),
+                mlp.forward(&dense(&b)),
+            )
+        });
+        assert_eq!(sparse.size(), vec![b.len() as i64]);
+        let diff = (&sparse - &full).abs().max().double_value(&[]);
+        assert!(diff < 1e-6, "max |sparse - dense| = {diff}");
+        // By hand: all eight outputs, then the row of the board's piece count.
+        let swap = mlp.perspective.as_ref().expect("perspective");
+        let (l0, l1) = (&mlp.layers[0], &mlp.layers[1]);
+        let act = |t: Tensor| t.clamp(0.0, 1.0).square();
+        let (mut used, mut distinct) = (std::collections::BTreeSet::new(), 0);
+        for (i, board) in b.iter().enumerate() {
+            let x = dense(std::slice::from_ref(board));
+            let all = tch::no_grad(|| {
+                let own = act(x.linear(&l0.ws, l0.bs.as_ref()));
+                let other = act(x.index_select(1, swap).linear(&l0.ws, l0.bs.as_ref()));
+                Tensor::cat(&[own, other], 1).linear(&l1.ws, l1.bs.as_ref())
+            });
+            let bucket = crate::net::output_bucket(board.active_features().count(), 8);
+            used.insert(bucket);
+            let want = -all.double_value(&[0, bucket as i64]);
+            let got = full.double_value(&[i as i64]);
+            assert!((got - want).abs() < 1e-5, "board {i}: {got} vs {want}");
+            // The check means something only where the rows give different scores.
+            let next = -all.double_value(&[0, (bucket as i64 + 1) % 8]);
+            distinct += usize::from((want - next).abs() > 1e-3);
+        }
+        assert_eq!(used.len(), 8, "every bucket is read: {used:?}");
+        assert!(distinct * 10 > b.len() * 9, "{distinct} of {}", b.len());
+    }
+
     #[test]
     fn layout_lists_features_per_board_and_clear_keeps_nothing() {
         let b = boards(3);
@@ -237,7 +329,7 @@ mod tests {
     /// The trainer runs this path with gradients: they must equal the dense path's.
     #[test]
     fn sparse_gradients_equal_dense_gradients() {
-        for preset in ["small", "small-as", "persp-128"] {
+        for preset in ["small", "small-as", "persp-128", "persp-128-ob8"] {
             sparse_gradients_equal_dense_gradients_for(preset);
         }
     }

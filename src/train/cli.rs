@@ -59,7 +59,9 @@ pub struct TrainArgs {
     pub eval_every: Option<u64>,
     #[arg(long)]
     pub checkpoint_every: Option<u64>,
-    /// Start from this net's weights (same preset and cp_per_unit) instead of fresh ones.
+    /// Start from this net's weights (same preset and cp_per_unit) instead of fresh ones; a
+    /// single-output perspective net also starts its `-ob8` preset (its output row copied
+    /// into every bucket).
     #[arg(long)]
     pub init: Option<PathBuf>,
 }

@@ -23,6 +23,7 @@ pub mod regress;
 pub mod run;
 pub mod selfplay;
 pub mod value;
+pub mod warm;
 pub mod wdl;
 pub mod winloss;
 

@@ -98,7 +98,7 @@ fn run<O: Objective>(
     meta.description = Some(objective.describe(config));
     let net = match &config.init {
         None => TrainNet::fresh(meta, config.seed, device),
-        Some(path) => warm_start(path, meta, device)?,
+        Some(path) => super::warm::warm_start(path, meta, device, log)?,
     };
     let mut optim = Optimiser::new(
         &net.vs,
@@ -246,35 +246,6 @@ fn run<O: Objective>(
         objective: config.objective,
         elapsed_s: elapsed(),
     })
-}
-
-/// The net of `path` as the run's start, refused unless it has the run's shape and scale,
-/// since a different shape cannot take the weights and a different scale would silently
-/// change what the value objective's centipawns mean.
-fn warm_start(path: &Path, meta: NetMeta, device: tch::Device) -> Result<TrainNet> {
-    let file = crate::net::file::load(path)
-        .with_context(|| format!("cannot load the init net {}", path.display()))?;
-    if file.meta.arch != meta.arch {
-        bail!(
-            "the init net {} is a {} net, not the preset {}'s shape; name a net of the \
-             same preset, or drop `init`",
-            path.display(),
-            file.meta.preset,
-            meta.preset
-        );
-    }
-    if file.meta.cp_per_unit != meta.cp_per_unit {
-        bail!(
-            "the init net {} has cp_per_unit {}, the config {}; set `cp_per_unit = {}`",
-            path.display(),
-            file.meta.cp_per_unit,
-            meta.cp_per_unit,
-            file.meta.cp_per_unit
-        );
-    }
-    let mut net = TrainNet::from_file(&file, device)?;
-    net.meta = meta;
-    Ok(net)
 }
 
 /// Draws `out_dir`'s curves (`curves.png`) from its metrics, titled and labelled for the

@@ -5,7 +5,9 @@
 //! - `own`  = b₀ + Σ_{f∈F(B)} W₀[f]        the first layer of B itself;
 //! - `swp`  = b₀ + Σ_{f∈F(B)} W₀[swap f]   the first layer of B with the other side to move;
 //!
-//! and, in the antisymmetric form, the scalars Σ psqt[f] and Σ psqt[swap f].
+//! and, in the antisymmetric form, the scalars Σ psqt[f] and Σ psqt[swap f]; and the number
+//! of pieces |F(B)|, which picks a perspective net's output bucket (`net::buckets`). It is
+//! the same in both views, so a child's is its parent's + |added| − |removed|.
 //!
 //! A child C is seen from the opponent of its parent P's side to move. Written in P's view
 //! (C′ = C with sides swapped), F(C) = swap F(C′), so
@@ -24,7 +26,7 @@
 use super::kernels::{add, dot, relu_into, relu_layer_fixed, relu_layer_pairs, sub};
 use super::weights::{Layer, NativeNet};
 use crate::chess::CompactBoard;
-use crate::net::Form;
+use crate::net::{output_bucket, Form};
 
 /// More changed features than this and a child is built from scratch: it is not one move
 /// away from the parent (a caller passing unrelated boards), and the update would cost more.
@@ -37,6 +39,8 @@ pub struct Accumulator {
     pub swp: Vec<f32>,
     pub psqt_own: f32,
     pub psqt_swp: f32,
+    /// Pieces on the board, kings included: its number of set features.
+    pub pieces: usize,
 }
 
 impl Accumulator {
@@ -46,6 +50,7 @@ impl Accumulator {
             swp: vec![0.0; net.hidden],
             psqt_own: 0.0,
             psqt_swp: 0.0,
+            pieces: 0,
         }
     }
 }
@@ -230,8 +235,10 @@ pub fn refresh(net: &NativeNet, board: &CompactBoard, acc: &mut Accumulator) {
     acc.swp.copy_from_slice(&net.first_bias);
     acc.psqt_own = 0.0;
     acc.psqt_swp = 0.0;
+    let mut pieces = 0;
     for f in board.active_features() {
         let s = net.swap[f] as usize;
+        pieces += 1;
         add(&mut acc.own, net.first_column(f));
         add(&mut acc.swp, net.first_column(s));
         if let Some(psqt) = &net.psqt {
@@ -239,6 +246,7 @@ pub fn refresh(net: &NativeNet, board: &CompactBoard, acc: &mut Accumulator) {
             acc.psqt_swp += psqt[s];
         }
     }
+    acc.pieces = pieces;
 }
 
 /// Features set in `child` (seen from the parent's side, i.e. sides swapped back) and not in
@@ -326,6 +334,7 @@ fn update(
     }
     child.psqt_own = parent.psqt_swp;
     child.psqt_swp = parent.psqt_own;
+    child.pieces = parent.pieces + added.len() - removed.len();
     for &g in added {
         let s = net.swap[g] as usize;
         add(&mut child.own, net.first_column(s));
@@ -408,11 +417,18 @@ pub fn layers_above<const K: u8>(
     dot(&buf[..width], &last.columns) + last.bias[0]
 }
 
-/// The output of a perspective net for the side to move: w · [screlu(own), screlu(swp)] + c.
+/// The output of a perspective net for the side to move: w · [screlu(own), screlu(swp)] + c,
+/// with w and c the row and bias of the board's output bucket.
 #[inline(always)]
 fn perspective_head(net: &NativeNet, acc: &Accumulator) -> f32 {
-    let out = &net.upper[0];
-    let (w_own, w_swp) = out.columns.split_at(net.hidden);
+    // One bucket skips the arithmetic: the single-output nets run as before.
+    let bucket = match net.buckets {
+        1 => 0,
+        b => output_bucket(acc.pieces, b),
+    };
+    let width = 2 * net.hidden;
+    let row = &net.head[bucket * width..(bucket + 1) * width];
+    let (w_own, w_swp) = row.split_at(net.hidden);
     let half = |h: &[f32], w: &[f32]| -> f32 {
         h.iter()
             .zip(w)
@@ -422,7 +438,7 @@ fn perspective_head(net: &NativeNet, acc: &Accumulator) -> f32 {
             })
             .sum()
     };
-    half(&acc.own, w_own) + half(&acc.swp, w_swp) + out.bias[0]
+    half(&acc.own, w_own) + half(&acc.swp, w_swp) + net.upper[0].bias[bucket]
 }
 
 /// The score for the side to move of the board whose accumulators are `acc`.

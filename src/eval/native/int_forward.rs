@@ -7,7 +7,7 @@ use super::int_kernels::{
 };
 use super::quant::{Body, QuantNet, HEAD_SCALE, PSQT_SCALE};
 use crate::chess::CompactBoard;
-use crate::net::Form;
+use crate::net::{output_bucket, Form};
 
 /// The i16 accumulators of one board, and the integer piece-square sums.
 #[derive(Clone, Debug, Default)]
@@ -16,6 +16,8 @@ pub struct IntAccumulator {
     pub swp: Vec<i16>,
     pub psqt_own: i32,
     pub psqt_swp: i32,
+    /// Pieces on the board (see `forward::Accumulator`).
+    pub pieces: usize,
 }
 
 /// Integer updates are exact: a chain of them equals a refresh, so none is ever forced.
@@ -77,6 +79,7 @@ impl Pass for QuantNet {
             swp: vec![0; self.hidden],
             psqt_own: 0,
             psqt_swp: 0,
+            pieces: 0,
         }
     }
 
@@ -98,8 +101,10 @@ impl Pass for QuantNet {
         acc.swp.copy_from_slice(&self.first_bias);
         acc.psqt_own = 0;
         acc.psqt_swp = 0;
+        let mut pieces = 0;
         for f in board.active_features() {
             let s = self.swap[f] as usize;
+            pieces += 1;
             add_i16(&mut acc.own, self.first_column(f));
             add_i16(&mut acc.swp, self.first_column(s));
             if let Some(psqt) = &self.psqt {
@@ -107,6 +112,7 @@ impl Pass for QuantNet {
                 acc.psqt_swp += psqt[s];
             }
         }
+        acc.pieces = pieces;
     }
 
     /// As `forward::update`, in integers.
@@ -146,6 +152,7 @@ impl Pass for QuantNet {
         }
         child.psqt_own = parent.psqt_swp;
         child.psqt_swp = parent.psqt_own;
+        child.pieces = parent.pieces + added.len() - removed.len();
         if let Some(psqt) = &self.psqt {
             for &g in added {
                 child.psqt_own += psqt[sw(g)];
@@ -163,11 +170,24 @@ impl Pass for QuantNet {
     #[inline(always)]
     fn score<const K: u8>(&self, acc: &IntAccumulator, s: &mut Buffers) -> f32 {
         let f = match (&self.body, self.form) {
-            (Body::Perspective { weights, bias }, _) => {
-                let (w_own, w_swp) = weights.split_at(self.hidden);
+            (
+                Body::Perspective {
+                    weights,
+                    bias,
+                    buckets,
+                },
+                _,
+            ) => {
+                let bucket = match *buckets {
+                    1 => 0,
+                    b => output_bucket(acc.pieces, b),
+                };
+                let width = 2 * self.hidden;
+                let row = &weights[bucket * width..(bucket + 1) * width];
+                let (w_own, w_swp) = row.split_at(self.hidden);
                 let sum = self.screlu_dot(&acc.own, w_own) + self.screlu_dot(&acc.swp, w_swp);
                 let scale = f64::from(self.qa) * f64::from(self.qa) * f64::from(HEAD_SCALE);
-                -((sum as f64 / scale) as f32 + bias)
+                -((sum as f64 / scale) as f32 + bias[bucket])
             }
             (Body::Mlp { .. }, Form::Plain) => self.mlp_view::<K>(&acc.own, s),
             (Body::Mlp { .. }, _) => {

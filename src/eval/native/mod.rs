@@ -12,6 +12,8 @@ pub mod weights;
 
 #[cfg(test)]
 mod tests;
+#[cfg(all(test, feature = "torch"))]
+mod tests_buckets;
 
 use super::{net_breakdown, Backend, EvalError, EvalInfo, Evaluator, SearcherGuard};
 use crate::chess::CompactBoard;

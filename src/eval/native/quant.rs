@@ -12,7 +12,8 @@
 //!   since the f32 code is (see `kernels`).
 //!
 //! For the perspective form: i16 accumulators at scale `qa`, the squared clipped ReLU in
-//! integers (clamp(acc, 0, qa)², exact in i64) against i32 output weights.
+//! integers (clamp(acc, 0, qa)², exact in i64) against i32 output weights, one row per
+//! output bucket; the row is chosen by the board's piece count, as in f32.
 //!
 //! THE SCALES, AND WHY.
 //! - `qa`: the largest power of two for which every board's accumulator fits i16. A board
@@ -73,8 +74,13 @@ pub enum Body {
         dequant: f32,
         tail: Vec<Layer>,
     },
-    /// Perspective head: weights for [own; swp] at [`HEAD_SCALE`], and the bias.
-    Perspective { weights: Vec<i32>, bias: f32 },
+    /// Perspective head: per output bucket, weights for [own; swp] at [`HEAD_SCALE`]
+    /// (`[buckets][2 · hidden]`) and the bias.
+    Perspective {
+        weights: Vec<i32>,
+        bias: Vec<f32>,
+        buckets: usize,
+    },
 }
 
 impl QuantNet {
@@ -107,19 +113,30 @@ impl QuantNet {
             .map(|p| p.iter().map(|&v| (v * PSQT_SCALE).round() as i32).collect());
         let (body, shift) = match net.form {
             Form::Perspective => {
-                let out = &net.upper[0];
-                let weights = out
-                    .columns
+                // Every bucket's row must fit: the i32 weights, and the i64 sum of a whole
+                // row of clamp(acc, 0, qa)² · w.
+                let largest = net
+                    .head
+                    .iter()
+                    .fold(0f64, |m, &w| m.max(f64::from(w.abs())));
+                let weight = largest * f64::from(HEAD_SCALE);
+                let sum = weight * f64::from(qa) * f64::from(qa) * (2 * hidden) as f64;
+                if weight >= f64::from(i32::MAX) || sum >= i64::MAX as f64 / 2.0 {
+                    return refuse(&format!(
+                        "an output weight of {largest:.0} is too large for the integer head"
+                    ));
+                }
+                let weights = net
+                    .head
                     .iter()
                     .map(|&w| (w * HEAD_SCALE).round() as i32)
                     .collect();
-                (
-                    Body::Perspective {
-                        weights,
-                        bias: out.bias[0],
-                    },
-                    0,
-                )
+                let body = Body::Perspective {
+                    weights,
+                    bias: net.upper[0].bias.clone(),
+                    buckets: net.buckets,
+                };
+                (body, 0)
             }
             Form::Plain | Form::Antisym => {
                 if net.upper.len() < 2 {
@@ -190,9 +207,13 @@ impl QuantNet {
                 self.qa,
                 self.clip()
             ),
-            Body::Perspective { .. } => {
+            Body::Perspective { buckets: 1, .. } => {
                 format!("int: i16 accumulators ×{}, integer SCReLU head", self.qa)
             }
+            Body::Perspective { buckets, .. } => format!(
+                "int: i16 accumulators ×{}, integer SCReLU head ×{buckets} output buckets",
+                self.qa
+            ),
         }
     }
 }

@@ -13,7 +13,7 @@ use crate::{
 };
 
 /// The bar: native and libtorch agree within 0.05 cp.
-const TOLERANCE_CP: f32 = 0.05;
+pub(super) const TOLERANCE_CP: f32 = 0.05;
 
 /// Parents whose moves include every kind: quiet, capture, both castlings, en passant,
 /// promotion and capture-promotion (both colours to move), plus checks and a walk.
@@ -55,7 +55,7 @@ fn shipped_nets() -> Vec<(&'static str, NetFile)> {
 }
 
 #[cfg(feature = "torch")]
-fn torch(net: &NetFile) -> NetEvaluator {
+pub(super) fn torch(net: &NetFile) -> NetEvaluator {
     NetEvaluator::from_net(
         net.clone(),
         "reference",
@@ -66,7 +66,7 @@ fn torch(net: &NetFile) -> NetEvaluator {
 }
 
 /// Each parent with its children, over the FENs and a deterministic walk of real moves.
-fn families(walk: usize) -> Vec<(Position, Vec<(Move, CompactBoard)>)> {
+pub(super) fn families(walk: usize) -> Vec<(Position, Vec<(Move, CompactBoard)>)> {
     let mut parents: Vec<Position> = FENS
         .iter()
         .map(|f| Position::from_fen(f).expect("test FEN valid"))
@@ -94,7 +94,7 @@ fn families(walk: usize) -> Vec<(Position, Vec<(Move, CompactBoard)>)> {
         .collect()
 }
 
-fn assert_close(what: &str, native: &[f32], reference: &[f32]) {
+pub(super) fn assert_close(what: &str, native: &[f32], reference: &[f32]) {
     assert_eq!(native.len(), reference.len(), "{what}");
     for (i, (n, r)) in native.iter().zip(reference).enumerate() {
         assert!(
@@ -105,7 +105,7 @@ fn assert_close(what: &str, native: &[f32], reference: &[f32]) {
 }
 
 /// Every instruction set this CPU runs, the baseline included.
-fn simds() -> Vec<Simd> {
+pub(super) fn simds() -> Vec<Simd> {
     Simd::available()
 }
 
@@ -229,7 +229,7 @@ fn names_itself_native_on_the_cpu() {
 
 /// A search-like sequence of calls: down a long line (so the accumulator stack chains
 /// updates past its refresh bound), with null moves and revisits of earlier parents.
-fn search_like_calls() -> Vec<(CompactBoard, Vec<CompactBoard>)> {
+pub(super) fn search_like_calls() -> Vec<(CompactBoard, Vec<CompactBoard>)> {
     let mut calls = Vec::new();
     let mut line = vec![Position::startpos()];
     for i in 0..400usize {
@@ -336,15 +336,15 @@ fn the_baseline_and_every_present_instruction_set_give_the_recorded_bits() {
 
 // --- The int8 path (see `quant`) ------------------------------------------------------------
 
-fn int8(file: &NetFile, name: &str, simd: Simd) -> NativeEvaluator {
+pub(super) fn int8(file: &NetFile, name: &str, simd: Simd) -> NativeEvaluator {
     NativeEvaluator::with(file, name, simd, super::Arithmetic::Int8).expect("int8 covers the net")
 }
 
 /// The int8 path's error against the f32 reference on the tests' boards (every kind of
 /// move, a search-like sequence); `cerise net compare --precision int8` measures it on game
 /// positions (bench/README.md).
-const INT8_MAX_CP: f32 = 40.0;
-const INT8_MEAN_CP: f64 = 6.0;
+pub(super) const INT8_MAX_CP: f32 = 40.0;
+pub(super) const INT8_MEAN_CP: f64 = 6.0;
 
 #[test]
 fn int8_stays_within_its_bound_of_the_f32_reference_on_every_shipped_net() {

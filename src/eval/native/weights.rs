@@ -43,6 +43,12 @@ pub struct NativeNet {
     pub upper: Vec<Layer>,
     /// Antisymmetric form: the linear piece-square term, one weight per feature.
     pub psqt: Option<Vec<f32>>,
+    /// Perspective form: output buckets (`net::buckets`), 1 without them.
+    pub buckets: usize,
+    /// Perspective form: the output weights as libtorch holds them, `[buckets][2 · hidden]`,
+    /// so that the row of a board's bucket is contiguous (for one bucket, the same floats as
+    /// `upper[0].columns`); empty for the other forms.
+    pub head: Vec<f32>,
     /// `swap[f]` = feature `f` seen with the other side to move.
     pub swap: Vec<u16>,
     pub cp_per_unit: f32,
@@ -78,6 +84,13 @@ impl NativeNet {
             }
             Ok(&data.values)
         };
+        let head = match arch.form {
+            Form::Perspective => {
+                let (inputs, outputs) = arch.layer_dims()[1];
+                tensor("l1.weight", &[outputs, inputs])?.to_vec()
+            }
+            Form::Plain | Form::Antisym => Vec::new(),
+        };
         let mut layers = Vec::with_capacity(widths.len() - 1);
         for (i, (inputs, outputs)) in arch.layer_dims().into_iter().enumerate() {
             let weight = tensor(&format!("l{i}.weight"), &[outputs, inputs])?;
@@ -110,6 +123,8 @@ impl NativeNet {
             first_bias: first.bias,
             upper: layers,
             psqt,
+            buckets: arch.output_buckets(),
+            head,
             swap: (0..ENCODING_WIDTH)
                 .map(|f| swap_sides_feature(f) as u16)
                 .collect(),
@@ -157,6 +172,16 @@ mod tests {
             assert_eq!(net.hidden, widths[1] as usize);
             assert_eq!(net.upper.len(), widths.len() - 2);
             assert_eq!(net.psqt.is_some(), *form == Form::Antisym);
+            if *form == Form::Perspective {
+                let buckets = widths[2] as usize;
+                assert_eq!(net.buckets, buckets);
+                assert_eq!(net.head.len(), buckets * 2 * net.hidden);
+                // Row b of the head is column b of the transposed layer.
+                let out = &net.upper[0];
+                let b = buckets - 1;
+                let column: Vec<f32> = (0..out.inputs).map(|i| out.column(i)[b]).collect();
+                assert_eq!(&net.head[b * out.inputs..], &column[..]);
+            }
         }
     }
 }
