@@ -42,6 +42,26 @@ pub fn allowed_words() -> String {
     format!("{} or {last}", rest.join(", "))
 }
 
+/// Boards of a game that captures whenever it can from `start`, one piece fewer at a time:
+/// every stage of the game, for the tests of each backend's bucket choice.
+#[cfg(test)]
+pub(crate) fn capture_walk(
+    start: crate::chess::Position,
+    count: usize,
+) -> Vec<crate::chess::CompactBoard> {
+    let mut pos = start;
+    let mut out = vec![pos.compact()];
+    while out.len() < count {
+        let moves = pos.legal_moves();
+        let Some(m) = moves.iter().find(|m| m.is_capture()).or(moves.first()) else {
+            break;
+        };
+        pos = pos.play(m);
+        out.push(pos.compact());
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

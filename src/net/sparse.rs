@@ -246,15 +246,12 @@ mod tests {
             .map(|f| Position::from_fen(f).expect("valid fen").compact())
             .collect();
         // A game that captures whenever it can, one piece fewer at a time.
-        let mut pos = Position::from_fen(fens[5]).expect("valid fen");
-        while out.len() < 200 {
-            let moves = pos.legal_moves();
-            let Some(m) = moves.iter().find(|m| m.is_capture()).or(moves.first()) else {
-                break;
-            };
-            pos = pos.play(m);
-            out.push(pos.compact());
-        }
+        let start = Position::from_fen(fens[5]).expect("valid fen");
+        out.extend(
+            crate::net::buckets::capture_walk(start, 200 - out.len() + 1)
+                .into_iter()
+                .skip(1),
+        );
         out
     }
 

@@ -128,17 +128,7 @@ mod tests {
 
     /// Boards of many piece counts, so that several buckets are read.
     fn boards() -> Vec<CompactBoard> {
-        let mut pos = Position::startpos();
-        let mut out = vec![pos.compact()];
-        while out.len() < 120 {
-            let moves = pos.legal_moves();
-            let Some(m) = moves.iter().find(|m| m.is_capture()).or(moves.first()) else {
-                break;
-            };
-            pos = pos.play(m);
-            out.push(pos.compact());
-        }
-        out
+        crate::net::buckets::capture_walk(Position::startpos(), 120)
     }
 
     #[test]
