@@ -43,8 +43,9 @@ pub fn allowed_words() -> String {
 }
 
 /// Boards of a game that captures whenever it can from `start`, one piece fewer at a time:
-/// every stage of the game, for the tests of each backend's bucket choice.
-#[cfg(test)]
+/// every stage of the game, for the tests of each backend's bucket choice (all of which
+/// need libtorch).
+#[cfg(all(test, feature = "torch"))]
 pub(crate) fn capture_walk(
     start: crate::chess::Position,
     count: usize,
