@@ -667,13 +667,14 @@ class Tally:
 
     def clock_report(self, name1: str, name2: str) -> str | None:
         """A line of each engine's mean time a move and mean clock left at the end, or None
-        without clocked games."""
+        without clocked games. It covers the games this run played: a resumed PGN's move
+        comments carry the time of each move but not the clock, so they are not counted."""
         n = self.clocked_games
         if not n:
             return None
         parts = [f"{name} {self.thought[k] / max(self.moves[k], 1):.3f}s a move, {self.left[k] / n:.1f}s left at the end"
                  for k, name in ((1, name1), (2, name2))]
-        return f"clock use (means over {n} games): " + "; ".join(parts)
+        return f"clock use (means over the {n} games of this run): " + "; ".join(parts)
 
     def elo(self) -> tuple[float, float, str]:
         """Elo, its 95% margin, and which model gave them: pairs when there are any."""

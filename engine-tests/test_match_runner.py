@@ -531,6 +531,6 @@ def test_clock_use_is_counted_per_engine_whatever_its_colour():
     assert tally.moves == {1: 3, 2: 1}
     assert tally.thought == {1: 2.0, 2: 2.0}
     line = tally.clock_report("one", "two")
-    assert line == ("clock use (means over 2 games): one 0.667s a move, 7.0s left at the end; "
+    assert line == ("clock use (means over the 2 games of this run): one 0.667s a move, 7.0s left at the end; "
                     "two 2.000s a move, 4.0s left at the end"), line
     assert match.Tally().clock_report("one", "two") is None
