@@ -11,7 +11,7 @@ import pytest
 from conftest import REPO, run_cli
 from uci_driver import BENCH_LINE, Uci
 
-SIGNATURE = "427602 nodes"
+SIGNATURE = "450802 nodes"
 
 
 @pytest.fixture(scope="module")

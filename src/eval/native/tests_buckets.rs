@@ -3,9 +3,7 @@
 //! board from one bucket to the next.
 
 use super::kernels::Simd;
-use super::tests::{
-    assert_close, families, int8, search_like_calls, simds, torch, INT8_MAX_CP, INT8_MEAN_CP,
-};
+use super::tests::{assert_close, families, int8, search_like_calls, simds, torch, Int8Deviation};
 use super::NativeEvaluator;
 use crate::chess::{CompactBoard, Position};
 use crate::eval::Evaluator;
@@ -128,24 +126,15 @@ fn int8_runs_a_bucketed_net_within_its_bound_and_incrementally_exact() {
     for simd in simds() {
         let quant = int8(&file, "ob8", simd);
         let (mut want, mut scratch, mut got) = (vec![], vec![], vec![]);
-        let (mut worst, mut sum, mut n) = (0f32, 0f64, 0u64);
+        let mut deviation = Int8Deviation::default();
         for (i, (parent, kids)) in calls.iter().enumerate() {
             reference.evaluate(kids, &mut want).unwrap();
             quant.evaluate(kids, &mut scratch).unwrap();
             quant.evaluate_children(parent, kids, &mut got).unwrap();
             assert_eq!(scratch, got, "{simd:?} call {i}: integer updates are exact");
-            for (g, w) in got.iter().zip(&want) {
-                worst = worst.max((g - w).abs());
-                sum += f64::from((g - w).abs());
-                n += 1;
-            }
+            deviation.add(&got, &want);
         }
-        let mean = sum / n as f64;
-        eprintln!("{simd:?}: int8 against libtorch, max {worst:.2} cp, mean {mean:.3} cp over {n}");
-        assert!(
-            worst <= INT8_MAX_CP && mean <= INT8_MEAN_CP,
-            "{simd:?}: int8 against libtorch, max {worst:.2} cp, mean {mean:.3} cp over {n}"
-        );
+        deviation.assert_within_bounds(&format!("{simd:?}: int8 against libtorch"));
     }
 }
 
