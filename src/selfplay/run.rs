@@ -202,8 +202,11 @@ impl fmt::Display for DatagenSummary {
         let played = self.games - self.skipped;
         writeln!(
             f,
-            "games          {played} played, {} starts skipped, with {} threads in {:.1} s",
-            self.skipped, self.threads, self.elapsed_s
+            "games          {played} played, {} starts skipped, with {} thread{} in {:.1} s",
+            self.skipped,
+            self.threads,
+            if self.threads == 1 { "" } else { "s" },
+            self.elapsed_s
         )?;
         writeln!(
             f,
