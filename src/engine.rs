@@ -9,6 +9,7 @@ pub mod strength;
 use crate::chess::syzygy::Tablebases;
 use crate::chess::{perft, CastlingMode, ChessError, KeyHistory, Position};
 use crate::eval::{CachedEvaluator, EvalInfo, EvalSpec, Evaluator, MovePolicy, NetEvaluatorConfig};
+use crate::search::correction::CorrectionHistory;
 use crate::search::TranspositionTable;
 use crate::search::{
     self, Limits, RootState, SearchConfig, SearchEvent, SearchHandle, SearchShared, Syzygy,
@@ -25,6 +26,8 @@ pub const MAX_PERFT_DEPTH: u32 = 10;
 pub struct Engine {
     root: RootState,
     tt: Arc<TranspositionTable>,
+    /// The search's static-eval corrections, kept from move to move and cleared with the TT.
+    corrections: Arc<CorrectionHistory>,
     /// The evaluator behind the evaluation cache.
     eval: Arc<CachedEvaluator>,
     options: Options,
@@ -131,6 +134,7 @@ impl Engine {
                 history: KeyHistory::new(),
             },
             tt: Arc::new(TranspositionTable::new(options.hash_mib)),
+            corrections: Arc::default(),
             eval: Arc::new(CachedEvaluator::new(eval, EVAL_CACHE_ENTRIES)),
             options,
             search: None,
@@ -261,6 +265,7 @@ impl Engine {
     pub fn new_game(&mut self) {
         self.stop_and_wait();
         self.tt.clear();
+        self.corrections.clear();
         self.eval.clear();
         self.root = RootState {
             position: Position::startpos_in(self.castling_mode()),
@@ -309,6 +314,7 @@ impl Engine {
             }
             OptionChange::ClearHash => {
                 self.tt.clear();
+                self.corrections.clear();
                 self.eval.clear();
                 Ok(None)
             }
@@ -411,6 +417,7 @@ impl Engine {
         // searches.
         self.eval = Arc::new(CachedEvaluator::new(eval, EVAL_CACHE_ENTRIES));
         self.tt.clear();
+        self.corrections.clear();
         Ok(())
     }
 
@@ -506,6 +513,7 @@ impl Engine {
     fn shared(&self) -> SearchShared {
         SearchShared {
             tt: self.tt.clone(),
+            corrections: self.corrections.clone(),
             eval: self.eval.clone(),
             policy: self.policy.clone(),
             syzygy: self.tablebases.as_ref().map(|tables| Syzygy {

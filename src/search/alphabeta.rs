@@ -53,7 +53,7 @@ pub fn frontier_value(
     // The child's static eval is only an upper bound on the quiet move's value: the opponent
     // may capture something it left hanging. A bound at or below alpha already fails low (the
     // common case, free); otherwise quiescence looks at those captures.
-    let bound = -child.eval;
+    let bound = -td.shared.corrections.corrected(&child.pos, child.eval);
     if bound <= alpha {
         return bound;
     }
@@ -130,6 +130,14 @@ pub fn search(
     if ply >= MAX_PLY - 1 {
         return static_eval;
     }
+    // The parent's batch scored this node; pruning compares the corrected eval with the
+    // window, and the correction tables learn from the error of the uncorrected one.
+    let raw_eval = static_eval;
+    let static_eval = if in_check {
+        raw_eval
+    } else {
+        td.shared.corrections.corrected(pos, raw_eval)
+    };
     td.seldepth = td.seldepth.max(ply);
     td.static_evals[ply] = (!in_check).then_some(static_eval);
     let pv_node = beta - alpha > 1;
@@ -167,7 +175,7 @@ pub fn search(
     }
 
     if !pv_node && !in_check && beta.abs() < MATE_BOUND {
-        if let Some(score) = prune_early(td, pos, depth, beta, ply, static_eval) {
+        if let Some(score) = prune_early(td, pos, depth, beta, ply, static_eval, raw_eval) {
             return score;
         }
         if td.aborted {
@@ -286,6 +294,9 @@ pub fn search(
         } else {
             TtBound::Upper
         };
+        if !in_check && !best.mv.is_some_and(|m| is_noisy(&m)) {
+            learn_correction(td, pos, depth, bound, best.score, static_eval, raw_eval);
+        }
         let packed = best
             .mv
             .filter(|_| bound != TtBound::Upper)
@@ -350,7 +361,8 @@ fn child_value(
 }
 
 /// Reverse futility and null-move pruning at a non-PV node out of check: the node's score
-/// if it can be cut off without expanding its children.
+/// if it can be cut off without expanding its children. `static_eval` is corrected,
+/// `raw_eval` the evaluator's.
 fn prune_early(
     td: &mut ThreadData,
     pos: &Position,
@@ -358,6 +370,7 @@ fn prune_early(
     beta: i32,
     ply: usize,
     static_eval: i32,
+    raw_eval: i32,
 ) -> Option<i32> {
     // A node that stands better than two plies ago is more likely to hold its margin: its
     // margin is one ply's smaller.
@@ -377,8 +390,9 @@ fn prune_early(
     // The same board with the other side to move: a zero-sum evaluator (material, the
     // antisymmetric nets) scores it exactly -static_eval, which saves an evaluator call; a
     // plain net has a side-to-move bias, and only asking it gives the child's own eval.
+    // (Uncorrected: the child corrects its own.)
     let null_eval = if td.shared.eval.is_zero_sum() {
-        -static_eval
+        -raw_eval
     } else {
         td.eval_one(pos, &null)?
     };
@@ -403,6 +417,29 @@ fn prune_early(
     // A mate found after passing is not a mate the opponent can force.
     // Not a proven result: a mate or tablebase score after passing is capped below them.
     (!td.aborted && score >= beta).then(|| score.min(TB_BOUND - 1).max(beta))
+}
+
+/// Teaches the correction tables the error of a node's static eval, when its result bounds
+/// that error: an exact score, a fail high above the (corrected) eval or a fail low below
+/// it. A mate or tablebase score says nothing about the structure.
+#[allow(clippy::too_many_arguments)]
+fn learn_correction(
+    td: &ThreadData,
+    pos: &Position,
+    depth: i32,
+    bound: TtBound,
+    score: i32,
+    static_eval: i32,
+    raw_eval: i32,
+) {
+    let informative = match bound {
+        TtBound::Exact => true,
+        TtBound::Lower => score > static_eval,
+        TtBound::Upper => score < static_eval,
+    };
+    if informative && score.abs() < TB_BOUND {
+        td.shared.corrections.update(pos, depth, raw_eval, score);
+    }
 }
 
 /// Late-move and futility pruning of the `n`-th quiet move (0-based, in search order) at a
@@ -607,6 +644,33 @@ mod tests {
         td.moved[2] = None;
         assert_eq!(td.quiet_stat(4, Color::White, &m), 1200);
         assert_eq!(td.quiet_stat(4, Color::Black, &m), 0);
+    }
+
+    #[test]
+    fn pruning_reads_the_corrected_static_eval() {
+        // Material scores this 0; at depth 1, improving, reverse futility cuts when the
+        // static eval reaches beta (30) without building a child.
+        let fen = "4k3/pp6/8/8/8/8/PP2N3/4K3 w - - 0 1";
+        let pos = Position::from_fen(fen).expect("valid test FEN");
+        let run = |learned: bool| {
+            let shared = material();
+            if learned {
+                // Searches of this structure kept finding it 64 cp better than its eval.
+                for _ in 0..300 {
+                    shared.corrections.update(&pos, 20, 0, 64);
+                }
+            }
+            let control = Control::new(Clock::new(TimeBudget::default(), false), None);
+            let mut td = ThreadData::new(&shared, &control, true, KeyHistory::new());
+            td.static_evals[1] = Some(-500);
+            let score = search(&mut td, &pos, 1, 29, 30, 3, 0);
+            (score, td.nodes)
+        };
+        let (score, nodes) = run(true);
+        assert_eq!(nodes, 0, "cut off before its children were built");
+        assert!((60..=64).contains(&score), "the corrected eval {score}");
+        let (_, nodes) = run(false);
+        assert!(nodes > 0, "uncorrected, the node is searched");
     }
 
     #[test]

@@ -4,6 +4,7 @@
 pub mod alphabeta;
 pub mod aspiration;
 pub mod control;
+pub mod correction;
 pub mod driver;
 pub mod greedy_play;
 pub mod history;
@@ -51,6 +52,8 @@ pub struct SearchShared {
     pub policy: Option<Arc<MovePolicy>>,
     /// Syzygy tablebases (`SyzygyPath`), probed at the root and after zeroing moves.
     pub syzygy: Option<Syzygy>,
+    /// Static-eval corrections learned from the searches of this game; cleared with the TT.
+    pub corrections: Arc<correction::CorrectionHistory>,
 }
 
 /// Tablebases and how far into the search they are probed.

@@ -93,6 +93,13 @@ pub const LATE_PRUNE_MAX_DEPTH: i32 = 3;
 pub const LMP_BASE: usize = 3;
 pub const FUTILITY_MARGIN: i32 = 100;
 
+/// Correction history ([`super::correction`]): entries per table (pawn structure, and each
+/// side's non-pawn pieces, by side to move), and the largest error in centipawns one update
+/// may teach, so that a mate or tablebase score found below a node does not swamp its
+/// structure's entry.
+pub const CORRECTION_ENTRIES: usize = 16_384;
+pub const CORRECTION_MAX: i32 = 64;
+
 /// Quiescence delta pruning: a capture that cannot lift stand-pat + victim + margin to alpha is
 /// skipped before its child is even built.
 pub const DELTA_MARGIN: i32 = 200;

@@ -37,6 +37,12 @@ pub fn qsearch(
         return static_eval;
     }
     let in_check = pos.is_check();
+    // Stand pat and delta pruning use the corrected eval, as the main search's pruning does.
+    let static_eval = if in_check {
+        static_eval
+    } else {
+        td.shared.corrections.corrected(pos, static_eval)
+    };
     if qply >= QS_MAX_PLIES {
         // Still report mate at the cut-off; anything else is scored by the evaluator alone.
         if in_check && pos.legal_moves().is_empty() {

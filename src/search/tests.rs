@@ -14,6 +14,7 @@ fn shared_with(eval: Arc<dyn Evaluator>) -> SearchShared {
         eval: Arc::new(CachedEvaluator::new(eval, 1 << 16)),
         policy: None,
         syzygy: None,
+        corrections: Default::default(),
     }
 }
 
@@ -794,4 +795,20 @@ fn tablebase_probes_leave_mates_as_mates() {
         Score::Cp(cp) => assert!(cp > crate::search::params::EVAL_LIMIT, "{cp}"),
         Score::Mate(m) => assert!(m > 0, "{m}"),
     }
+}
+
+#[test]
+fn corrections_learned_in_one_search_serve_the_next_until_cleared() {
+    // Material's static eval is what its searches find, bar captures (which do not teach);
+    // the hashed scores of the fake evaluator are not.
+    let shared = shared_with(Arc::new(FakeEvaluator::new()));
+    let fen = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3";
+    search_blocking(root(fen), depth(6), config(1), shared.clone());
+    let learned = shared.corrections.learned();
+    assert!(learned > 0, "the search taught the tables nothing");
+    // The same tables reach the next search (the engine clears them with the TT only).
+    search_blocking(root(fen), depth(6), config(1), shared.clone());
+    assert!(shared.corrections.learned() >= learned);
+    shared.corrections.clear();
+    assert_eq!(shared.corrections.learned(), 0);
 }

@@ -84,12 +84,14 @@ impl Player {
                 eval: Arc::new(CachedEvaluator::new(eval, 1 << 16)),
                 policy: None,
                 syzygy: None,
+                corrections: Default::default(),
             },
         }
     }
 
     fn clear(&self) {
         self.shared.tt.clear();
+        self.shared.corrections.clear();
         self.shared.eval.clear();
     }
 
