@@ -4,7 +4,7 @@
 //! mean a shallower search with the same evaluator: the weaker play stays natural (no
 //! random blunders), and the strength does not depend on the machine's speed, as a time
 //! budget's would. The budget for a rating comes from [`CALIBRATION`], measured by matches
-//! against Stockfish 15.1 at its own `UCI_Elo` levels (bench/README.md, "Strength limit");
+//! against Stockfish 15.1 at its own `UCI_Elo` levels (bench/records/strength-limit.md);
 //! between its points it is interpolated in log2(nodes), since each doubling of the search
 //! was worth about the same number of Elo over the whole range.
 //!
@@ -19,7 +19,7 @@ pub const ELO_MAX: u32 = 1800;
 pub const ELO_DEFAULT: u32 = 1500;
 
 /// (rating on the Stockfish 10+0.1 scale, nodes a move), rising in both. From six matches of
-/// 2026-11-25 (bench/README.md, "Strength limit"): budgets of 1,600 to 280,000 nodes read
+/// 2026-11-25 (bench/records/strength-limit.md): budgets of 1,600 to 280,000 nodes read
 /// 1292 to 1997 against Stockfish; the weighted line through them gives 81 ± 8 Elo for each
 /// doubling, and these two points are that line's. The top stays below the unlimited
 /// engine's own reading (1886 ± 72), where the line would overstate deeper searches.

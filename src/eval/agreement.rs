@@ -167,7 +167,7 @@ mod tests {
             .line()
             .starts_with("agreement native=fp32 positions=50 "));
         assert!(report.mean_diff_cp() < 0.01);
-        // The int8 path, against the bound bench/README.md records for game positions.
+        // The int8 path, against the bound bench/records/integer-inference.md records for game positions.
         let report = compare(&net, walk.into_iter(), 50, 50.0, Arithmetic::Int8, |_| {}).unwrap();
         assert_eq!(report.over_tolerance, 0, "{}", report.line());
         assert!(report.mean_diff_cp() < 8.0, "{}", report.line());

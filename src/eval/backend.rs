@@ -13,7 +13,7 @@ pub const NO_LIBTORCH: &str = "this build has no libtorch (it was built without 
 pub enum Backend {
     /// Native unless CUDA is asked for by name (`Device cuda`): on one H200 the native code
     /// on that machine's CPUs searched 11× the nodes a second of libtorch on the GPU fed by 16
-    /// threads (bench/README.md, "On a GPU"), so a GPU found by `Device auto` is left to
+    /// threads (bench/records/gpu.md), so a GPU found by `Device auto` is left to
     /// the nets the native code does not run.
     #[default]
     Auto,

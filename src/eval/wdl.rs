@@ -14,7 +14,7 @@
 //! win with few pieces left.
 //!
 //! [`MODEL`] was fitted by `cerise datagen wdl` on the default net's self-play games;
-//! bench/README.md ("WDL") records the run and a calibration table on held-out games.
+//! bench/records/wdl-model.md records the run and a calibration table on held-out games.
 //! Scores of other nets are on a similar but not the same scale.
 
 /// The fitted polynomials' coefficients, lowest power first; `a` and `b` in pawns.

@@ -217,7 +217,7 @@ pub unsafe fn layer_avx512(layer: &Int8Layer, act: &[u8], out: &mut [i32]) {
 /// of sums, even and odd input groups, halve the chain of dependent `vpdpbusd`s (five cycles
 /// each) that one set makes; integer sums are exact, so the order changes no bit. No group
 /// is skipped (a zero group adds nothing), so the loop has no data-dependent branch; the
-/// change was timed as a whole (bench/README.md, "Integer inference"), not piece by piece.
+/// change was timed as a whole (bench/records/integer-inference.md), not piece by piece.
 ///
 /// # Safety
 /// As [`layer_avx512`]; `block + 16·R` ≤ `layer.outputs`.

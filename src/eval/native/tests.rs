@@ -344,7 +344,7 @@ pub(super) fn int8(file: &NetFile, name: &str, simd: Simd) -> NativeEvaluator {
 
 /// The int8 path's error against the f32 reference on the tests' boards (every kind of
 /// move, a search-like sequence); `cerise net compare --precision int8` measures it on game
-/// positions (bench/README.md).
+/// positions (bench/records/integer-inference.md).
 const INT8_MAX_CP: f32 = 40.0;
 const INT8_MEAN_CP: f64 = 6.0;
 
