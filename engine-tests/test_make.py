@@ -3,6 +3,7 @@ prints the same signature as the full build's."""
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 
@@ -11,7 +12,16 @@ import pytest
 from conftest import REPO, run_cli
 from uci_driver import BENCH_LINE, Uci
 
-SIGNATURE = "450802 nodes"
+
+def _signature() -> str:
+    """The count src/bench.rs asserts, so that a search change updates one place."""
+    text = (REPO / "src" / "bench.rs").read_text()
+    m = re.search(r"SIGNATURE_NODES: u64 = ([0-9_]+);", text)
+    assert m, "src/bench.rs no longer defines SIGNATURE_NODES"
+    return m.group(1).replace("_", "") + " nodes"
+
+
+SIGNATURE = _signature()
 
 
 @pytest.fixture(scope="module")

@@ -195,8 +195,14 @@ mod tests {
         );
         // The same structure with Black to move, and another pawn structure with other
         // pieces, are untouched; with Black's pieces alone in common, a quarter counts.
-        assert_eq!(table.corrected(&pos("4k3/pp6/8/8/8/8/PP2N3/4K3 b - - 0 1"), 50), 50);
-        assert_eq!(table.corrected(&pos("3k4/p7/8/8/8/8/P7/4K2R w - - 0 1"), 50), 50);
+        assert_eq!(
+            table.corrected(&pos("4k3/pp6/8/8/8/8/PP2N3/4K3 b - - 0 1"), 50),
+            50
+        );
+        assert_eq!(
+            table.corrected(&pos("3k4/p7/8/8/8/8/P7/4K2R w - - 0 1"), 50),
+            50
+        );
         let shares_black = table.corrected(&pos("4k3/p7/8/8/8/8/P7/4K2R w - - 0 1"), 50);
         assert!((34..=36).contains(&shares_black), "{shares_black}");
         table.clear();
