@@ -11,15 +11,18 @@ use super::params::{
     FUTILITY_MARGIN, IIR_MIN_DEPTH, LATE_PRUNE_MAX_DEPTH, LMP_BASE, LMR_FULL_MOVES,
     LMR_HISTORY_DIVISOR, LMR_MIN_DEPTH, MAX_PLY, NMP_BASE_REDUCTION, NMP_DEPTH_DIVISOR,
     NMP_EVAL_DIVISOR, NMP_EVAL_MAX, NMP_MIN_DEPTH, POLICY_MIN_DEPTH, RFP_MARGIN, RFP_MAX_DEPTH,
+    SEE_PRUNE_MAX_DEPTH,
 };
 use super::qsearch::qsearch;
 use super::reductions::late_move_reduction;
 use super::score::{mated_in, DRAW, INFINITY, MATE_BOUND, TB_BOUND, TB_WIN};
+use super::see::loses_too_much;
 use super::thread::{Child, ThreadData};
 use super::tt::{find_move, pack_move, TtBound};
 use crate::chess::syzygy::TbOutcome;
 use crate::chess::{Color, Move, Position};
 use crate::eval::Evaluator as _;
+use shakmaty::Position as _;
 
 /// Draws visible without generating moves: repetition and insufficient material.
 pub fn is_quick_draw(td: &ThreadData, pos: &Position) -> bool {
@@ -245,12 +248,16 @@ pub fn search(
                 history: Some(&td.quiet_history[us]),
                 cont: earlier.map(|e| e.map(|i| &td.cont_history[i])),
                 mover: pos.turn(),
+                board: Some(pos.inner().board()),
             },
         );
         // Quiet moves late in the order, or whose own static eval is far below alpha, are not
         // searched at shallow non-PV nodes: once a move has been searched, and unless we are
         // being mated, they are very unlikely to raise alpha.
         let may_prune = !pv_node && !in_check && (2..=LATE_PRUNE_MAX_DEPTH).contains(&depth);
+        // Moves that lose material by static exchange, by more than the depth allows, are
+        // not searched either (at PV nodes too), once a move has been.
+        let see_prune = !in_check && depth <= SEE_PRUNE_MAX_DEPTH;
         for (k, &(_, i)) in buf.order.iter().enumerate() {
             let n = k + first;
             let child = &buf.children[i as usize];
@@ -260,6 +267,13 @@ pub fn search(
                 && !is_noisy(&child.mv)
                 && skip_quiet(n, depth, -child.eval, best.alpha)
                 && !child.pos.is_check()
+            {
+                continue;
+            }
+            if see_prune
+                && n > 0
+                && best.score > -MATE_BOUND
+                && loses_too_much(pos.inner().board(), &child.mv, depth)
             {
                 continue;
             }

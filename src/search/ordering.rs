@@ -2,18 +2,22 @@
 //!
 //! Bands, best first: the TT move; captures and promotions by MVV-LVA with the net's child
 //! score as tie-break; the two killers; quiets with positive history, by history; all other
-//! quiets by the net's child score (the Deep Pink idea: the net ranks the quiet moves).
+//! quiets by the net's child score (the Deep Pink idea: the net ranks the quiet moves); last,
+//! where the parent's board is given, the captures that lose material by static exchange
+//! (a queen taking a defended pawn is searched after the quiet moves, not before them).
 //! Where a move policy has scored the node (`PlyBuf::policy`), it ranks every quiet that is
 //! not a killer instead, above the history band.
 
 use super::history::{quiet_score, role_index, ContRow};
 use super::params::{
-    ORDER_CHILD_CLAMP, ORDER_HISTORY, ORDER_KILLER, ORDER_MVV_LVA_STEP, ORDER_NOISY, ORDER_POLICY,
-    ORDER_POLICY_SPAN, ORDER_TT, PIECE_VALUES,
+    ORDER_BAD_NOISY, ORDER_CHILD_CLAMP, ORDER_HISTORY, ORDER_KILLER, ORDER_MVV_LVA_STEP,
+    ORDER_NOISY, ORDER_POLICY, ORDER_POLICY_SPAN, ORDER_TT, PIECE_VALUES,
 };
+use super::see::see;
 use super::thread::PlyBuf;
 use super::tt::pack_move;
 use crate::chess::{Color, Move, Role};
+use shakmaty::Board;
 
 pub fn is_noisy(m: &Move) -> bool {
     m.is_capture() || m.is_promotion()
@@ -49,6 +53,9 @@ pub struct OrderHints<'a> {
     /// ago (follow-up history), where there were such moves; `mover` is the side to move.
     pub cont: [Option<&'a ContRow>; 2],
     pub mover: Color,
+    /// The parent's board, for the static exchange of captures; `None` in quiescence, which
+    /// searches no losing capture.
+    pub board: Option<&'a Board>,
 }
 
 impl OrderHints<'_> {
@@ -59,6 +66,7 @@ impl OrderHints<'_> {
         history: None,
         cont: [None; 2],
         mover: Color::White,
+        board: None,
     };
 
     /// A quiet move's history score: butterfly plus both continuations.
@@ -77,7 +85,12 @@ pub fn order_children(buf: &mut PlyBuf, hints: &OrderHints) {
         let key = if hints.tt_move != 0 && pack_move(m) == hints.tt_move {
             ORDER_TT
         } else if is_noisy(m) {
-            ORDER_NOISY + mvv_lva(m) * ORDER_MVV_LVA_STEP + child_score
+            let band = if loses_material(hints.board, m) {
+                ORDER_BAD_NOISY
+            } else {
+                ORDER_NOISY
+            };
+            band + mvv_lva(m) * ORDER_MVV_LVA_STEP + child_score
         } else if hints.killers[0] == Some(*m) {
             ORDER_KILLER + 1
         } else if hints.killers[1] == Some(*m) {
@@ -96,6 +109,15 @@ pub fn order_children(buf: &mut PlyBuf, hints: &OrderHints) {
         .sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
 }
 
+/// Whether the capture `m` loses material by static exchange on `board`; a promotion never
+/// counts as losing, nor does anything without a board to look at.
+fn loses_material(board: Option<&Board>, m: &Move) -> bool {
+    match board {
+        Some(board) if !m.is_promotion() => see(board, m) < 0,
+        _ => false,
+    }
+}
+
 /// A log-probability as an ordering offset in [-ORDER_POLICY_SPAN, 0]; NaN sorts last.
 fn policy_key(log_p: f32) -> i32 {
     if log_p.is_nan() {
@@ -110,6 +132,7 @@ mod tests {
     use crate::chess::{Position, Square};
     use crate::search::history::{piece_to, update_history, PIECE_TO};
     use crate::search::thread::Child;
+    use shakmaty::Position as _;
 
     fn buf_for(fen: &str) -> PlyBuf {
         let pos = Position::from_fen(fen).expect("valid test FEN");
@@ -149,6 +172,7 @@ mod tests {
                 history: Some(&history),
                 cont: [None; 2],
                 mover: Color::White,
+                board: None,
             },
         );
         assert_eq!(first(&buf), quiet);
@@ -160,6 +184,7 @@ mod tests {
                 history: Some(&history),
                 cont: [None; 2],
                 mover: Color::White,
+                board: None,
             },
         );
         let best = first(&buf);
@@ -172,6 +197,33 @@ mod tests {
             .position(|&(_, i)| buf.children[i as usize].mv == quiet);
         // Three captures (exd5, Nxd5, Qxa8) come before the killer.
         assert_eq!(killer_rank, Some(3));
+    }
+
+    #[test]
+    fn a_capture_that_loses_material_comes_after_the_quiets() {
+        // Qxd6 takes a pawn the c7 pawn defends: it loses the queen for a pawn.
+        let fen = "4k3/2p5/3p4/8/8/8/3Q4/4K3 w - - 0 1";
+        let mut buf = buf_for(fen);
+        let pos = Position::from_fen(fen).expect("valid");
+        let losing = pos.parse_uci_move("d2d6").expect("legal");
+        let rank = |buf: &PlyBuf| {
+            buf.order
+                .iter()
+                .position(|&(_, i)| buf.children[i as usize].mv == losing)
+        };
+        order_children(&mut buf, &OrderHints::NONE);
+        assert_eq!(rank(&buf), Some(0), "without a board every capture leads");
+        let board = pos.inner().board().clone();
+        let hints = OrderHints {
+            board: Some(&board),
+            ..OrderHints::NONE
+        };
+        order_children(&mut buf, &hints);
+        assert_eq!(
+            rank(&buf),
+            Some(buf.children.len() - 1),
+            "after every quiet"
+        );
     }
 
     #[test]
@@ -196,6 +248,7 @@ mod tests {
             history: Some(&history),
             cont: [None; 2],
             mover: Color::White,
+            board: None,
         };
         order_children(&mut buf, &hints);
         assert_eq!(
@@ -243,6 +296,7 @@ mod tests {
             history: Some(&history),
             cont,
             mover: Color::White,
+            board: None,
         };
         order_children(&mut buf, &hints([None, Some(&row)]));
         assert_eq!(buf.order[0].1 as usize, target);

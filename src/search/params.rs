@@ -22,7 +22,10 @@ pub const ORDER_NOISY: i32 = 2_000_000;
 pub const ORDER_MVV_LVA_STEP: i32 = 2_000;
 /// The child score used inside a band is clamped to ± this.
 pub const ORDER_CHILD_CLAMP: i32 = 999;
-/// Killer quiets, after every noisy move.
+/// Captures that lose material by static exchange (promotions excepted), after every quiet
+/// move: MVV-LVA and the child score order them among themselves, as in the noisy band.
+pub const ORDER_BAD_NOISY: i32 = -1_000_000;
+/// Killer quiets, after every noisy move that does not lose material.
 pub const ORDER_KILLER: i32 = 1_000_000;
 /// Quiets with a positive history score come next, best history first.
 pub const ORDER_HISTORY: i32 = 100_000;
@@ -99,6 +102,14 @@ pub const FUTILITY_MARGIN: i32 = 100;
 /// structure's entry.
 pub const CORRECTION_ENTRIES: usize = 16_384;
 pub const CORRECTION_MAX: i32 = 64;
+
+/// SEE pruning: at nodes of depth ≤ `SEE_PRUNE_MAX_DEPTH` out of check, after the first
+/// move, a quiet move whose destination loses more than `SEE_QUIET_MARGIN` × depth by
+/// static exchange, or a capture that loses more than `SEE_NOISY_MARGIN` × depth², is not
+/// searched (promotions never are pruned). Ethereal's values.
+pub const SEE_PRUNE_MAX_DEPTH: i32 = 8;
+pub const SEE_QUIET_MARGIN: i32 = 64;
+pub const SEE_NOISY_MARGIN: i32 = 19;
 
 /// Quiescence delta pruning: a capture that cannot lift stand-pat + victim + margin to alpha is
 /// skipped before its child is even built.

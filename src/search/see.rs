@@ -4,7 +4,7 @@
 //! Quiescence drops captures that lose material by SEE. Stand-pat alone does not prune them
 //! when the evaluator is not material-driven (an untrained or positional net).
 
-use super::params::PIECE_VALUES;
+use super::params::{PIECE_VALUES, SEE_NOISY_MARGIN, SEE_QUIET_MARGIN};
 use shakmaty::{Bitboard, Board, Move, Role};
 
 fn value(role: Role) -> i32 {
@@ -67,6 +67,22 @@ pub fn see(board: &Board, m: &Move) -> i32 {
     gain[0]
 }
 
+/// SEE pruning's test: whether `m` loses more by static exchange than a node of `depth` lets
+/// a move lose and still be searched. A deeper node tolerates more, since its search may
+/// find what the exchange misses (a pin, a discovered attack); a capture more than a quiet
+/// move, since it has already taken something. Promotions are never pruned.
+pub fn loses_too_much(board: &Board, m: &Move, depth: i32) -> bool {
+    if m.is_promotion() {
+        return false;
+    }
+    let margin = if m.is_capture() {
+        SEE_NOISY_MARGIN * depth * depth
+    } else {
+        SEE_QUIET_MARGIN * depth
+    };
+    see(board, m) < -margin
+}
+
 fn least_valuable(board: &Board, attackers: Bitboard) -> Option<(shakmaty::Square, Role)> {
     Role::ALL.into_iter().find_map(|role| {
         (attackers & board.by_role(role))
@@ -120,6 +136,28 @@ mod tests {
             100 - 900
         );
         assert_eq!(see_of("4k3/5p2/8/8/2B5/8/8/4KQ2 w - - 0 1", "f1f7"), 100);
+    }
+
+    #[test]
+    fn pruning_margins_grow_with_depth() {
+        let loses = |fen: &str, uci: &str, depth| {
+            let pos = Position::from_fen(fen).unwrap();
+            let m = pos.parse_uci_move(uci).unwrap();
+            loses_too_much(pos.inner().board(), &m, depth)
+        };
+        // A knight moved where a pawn takes it (−320): pruned up to depth 4 (64 × 4 < 320).
+        let attacked = "4k3/8/8/8/4p3/8/8/4K1N1 w - - 0 1";
+        assert!(loses(attacked, "g1f3", 4));
+        assert!(!loses(attacked, "g1f3", 5));
+        assert!(!loses(attacked, "g1h3", 1), "h3 is safe");
+        // The queen takes a pawn the c7 pawn defends (−800): pruned while 19 × d² < 800.
+        let defended = "4k3/2p5/3p4/8/8/8/3Q4/4K3 w - - 0 1";
+        assert!(loses(defended, "d2d6", 6));
+        assert!(!loses(defended, "d2d6", 7));
+        // A free capture, an equal trade and a promotion are never pruned.
+        assert!(!loses("4k3/8/8/3p4/4P3/8/8/4K3 w - - 0 1", "e4d5", 1));
+        assert!(!loses("4k3/8/2p5/3n4/8/4N3/8/4K3 w - - 0 1", "e3d5", 1));
+        assert!(!loses("1r2k3/P7/8/8/8/8/8/4K3 w - - 0 1", "a7a8q", 1));
     }
 
     #[test]
