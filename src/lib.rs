@@ -37,6 +37,8 @@
 pub mod bench;
 pub mod chess;
 pub mod data;
+#[cfg(test)]
+mod doc_links;
 #[cfg(all(test, feature = "torch"))]
 mod end_to_end;
 pub mod engine;
