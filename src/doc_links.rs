@@ -15,6 +15,7 @@ use std::path::{Component, Path, PathBuf};
 /// in `/*.md` stands for every Markdown file of that folder.
 const DOCUMENTS: &[&str] = &[
     "README.md",
+    "CONTRIBUTING.md",
     "bench/README.md",
     "bench/records/*.md",
     "bench/queue/README.md",
