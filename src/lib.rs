@@ -22,8 +22,8 @@
 //! `train` on those, `data` and `eval` (a trained net is run as the engine runs it): neither
 //! ever depends on search. The binary (`main.rs`) may use everything, and so may the tests
 //! of pipelines that cross layers (`end_to_end`). A test (`layers`) scans the sources, test
-//! code included, and fails on an upward import or an import loop between the files of
-//! `search`.
+//! code included, and fails on an upward import or an import loop between the files of any
+//! module.
 //! `harden` (hard training examples chosen by a net) sits above `eval` and `data` for the
 //! same reason: it runs a net on training data, so `data` itself never does. `selfplay`
 //! (`cerise datagen`) plays games with the search and writes them with `data`'s self-play

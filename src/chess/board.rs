@@ -94,8 +94,15 @@ impl CompactBoard {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::chess::Position;
     use shakmaty::Position as _;
+
+    /// A position from a FEN, read by shakmaty: the encoding sits below `chess::Position`.
+    fn chess(fen: &str) -> shakmaty::Chess {
+        fen.parse::<shakmaty::fen::Fen>()
+            .expect("test FEN valid")
+            .into_position(shakmaty::CastlingMode::Standard)
+            .expect("legal test position")
+    }
 
     /// The colour-flipped mirror of a FEN: ranks reversed, case swapped, side to move,
     /// castling and the en passant rank flipped.
@@ -160,14 +167,18 @@ mod tests {
     #[test]
     fn mirrored_positions_encode_identically() {
         for fen in FENS {
-            let pos = Position::from_fen(fen).expect("test FEN valid");
-            let mirrored = Position::from_fen(&mirror_fen(fen)).expect("mirrored FEN valid");
+            let pos = chess(fen);
+            let mirrored = chess(&mirror_fen(fen));
             assert_ne!(pos.turn(), mirrored.turn());
-            assert_eq!(pos.compact(), mirrored.compact(), "{fen}");
+            let (board, mirrored) = (
+                CompactBoard::from_chess(&pos),
+                CompactBoard::from_chess(&mirrored),
+            );
+            assert_eq!(board, mirrored, "{fen}");
             let mut a = vec![0.0f32; ENCODING_WIDTH];
             let mut b = vec![1.0f32; ENCODING_WIDTH];
-            pos.compact().encode_into(&mut a);
-            mirrored.compact().encode_into(&mut b);
+            board.encode_into(&mut a);
+            mirrored.encode_into(&mut b);
             assert_eq!(a, b, "{fen}");
         }
     }
@@ -180,10 +191,8 @@ mod tests {
             } else {
                 fen.replace(" b ", " w ")
             };
-            let a = Position::from_fen(fen).expect("test FEN valid").compact();
-            let b = Position::from_fen(&other)
-                .expect("other side to move valid")
-                .compact();
+            let a = CompactBoard::from_chess(&chess(fen));
+            let b = CompactBoard::from_chess(&chess(&other));
             let mut swapped: Vec<usize> = a.active_features().map(swap_sides_feature).collect();
             swapped.sort_unstable();
             let mut want: Vec<usize> = b.active_features().collect();
@@ -199,8 +208,8 @@ mod tests {
     fn fast_board_matches_square_by_square() {
         for fen in FENS {
             for f in [fen.to_string(), mirror_fen(fen)] {
-                let pos = Position::from_fen(&f).expect("test FEN valid");
-                assert_eq!(pos.compact(), slow_compact(pos.inner()), "{f}");
+                let pos = chess(&f);
+                assert_eq!(CompactBoard::from_chess(&pos), slow_compact(&pos), "{f}");
             }
         }
     }
@@ -208,11 +217,11 @@ mod tests {
     #[test]
     fn one_hot_has_one_feature_per_piece() {
         for fen in FENS {
-            let pos = Position::from_fen(fen).expect("test FEN valid");
-            let board = pos.compact();
+            let pos = chess(fen);
+            let board = CompactBoard::from_chess(&pos);
             let mut enc = vec![0.5f32; ENCODING_WIDTH];
             board.encode_into(&mut enc);
-            let pieces = pos.inner().board().occupied().count();
+            let pieces = pos.board().occupied().count();
             assert!(enc.iter().all(|&x| x == 0.0 || x == 1.0));
             assert_eq!(enc.iter().filter(|&&x| x == 1.0).count(), pieces);
             let active: Vec<usize> = board.active_features().collect();
@@ -230,7 +239,7 @@ mod tests {
     fn side_to_move_pawns_are_on_rank_two() {
         for turn in ["w", "b"] {
             let fen = format!("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR {turn} KQkq - 0 1");
-            let board = Position::from_fen(&fen).expect("startpos").compact();
+            let board = CompactBoard::from_chess(&chess(&fen));
             assert!(board.0[8..16].iter().all(|&c| c == 1), "{turn}: our pawns");
             assert!(
                 board.0[48..56].iter().all(|&c| c == 7),

@@ -274,6 +274,33 @@ mod tests {
     }
 
     #[test]
+    fn the_embedded_net_loads_names_itself_and_values_a_queen() {
+        let config = NetEvaluatorConfig::default();
+        let eval = open(&EvalSpec::Embedded, DeviceChoice::Cpu, config).expect("loads");
+        let name = super::super::embedded::NAME;
+        assert!(eval.info().name.contains(name), "{}", eval.info().name);
+        let boards = [
+            crate::chess::Position::startpos().compact(),
+            // White to move, Black has no queen.
+            crate::chess::Position::from_fen(
+                "rnb1kbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            )
+            .expect("valid fen")
+            .compact(),
+        ];
+        let mut scores = Vec::new();
+        eval.evaluate(&boards, &mut scores).expect("evaluates");
+        // The antisymmetric nets give a mirrored-symmetric start exactly 0; the perspective
+        // form has no such constraint and gives the side to move a tempo's worth.
+        assert!(
+            scores[0].abs() < 50.0,
+            "the start is about level: {}",
+            scores[0]
+        );
+        assert!(scores[1] > 500.0, "a queen up: {}", scores[1]);
+    }
+
+    #[test]
     fn the_embedded_net_is_the_file_in_nets() {
         let boards = crate::chess::sample_boards(20);
         let file = format!(

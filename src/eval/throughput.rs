@@ -180,7 +180,7 @@ mod tests {
         let meta = NetMeta::for_preset("small").expect("preset");
         let vs = tch::nn::VarStore::new(tch::Device::Cpu);
         let _net =
-            crate::net::init::seeded(1, || crate::net::NetModule::new(&vs.root(), &meta.arch));
+            crate::net::seed::seeded(1, || crate::net::NetModule::new(&vs.root(), &meta.arch));
         let net = NetFile::from_varstore(meta, &vs).expect("copies out");
         let config = ThroughputConfig {
             backend: Backend::Torch,

@@ -87,9 +87,28 @@ pub enum NetError {
     #[error("the net evaluator thread stopped before it finished loading: {0}")]
     ThreadFailed(String),
     #[error(transparent)]
-    Rbf(#[from] super::rbf::RbfError),
+    Rbf(#[from] RbfError),
     #[error("{origin} is an RBF net (arch `{family}`, from `cerise train-rbf`); this command reads tensor nets (mlp, cnn, convchess-policy); use it as EvalFile, where every family opens")]
     RbfNotTensors { origin: String, family: String },
+}
+
+/// Why an RBF file cannot be used (`net::rbf` reads and writes them).
+#[derive(Debug, thiserror::Error)]
+pub enum RbfError {
+    #[error("cannot read RBF file {path}: {source}")]
+    Read {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error(
+        "cannot write RBF file {path}: {source}; check that the directory exists and is writable"
+    )]
+    Write {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("{origin} is not an RBF net ({reason}); pass a file written by `cerise train-rbf`")]
+    Invalid { origin: String, reason: String },
 }
 
 impl NetError {

@@ -7,8 +7,10 @@
 //! | `mlp-antisym` | the zero-sum MLP               | `widths`       | `stm-mirror-768-v1`    |
 //! | `cnn`         | the win/loss CNN ([`Cnn`])     | `layers`       | its planes ([`Planes`])|
 //! | `convchess-policy` | ConvChess's seven policy nets ([`Policy`]) | `layers` | its planes |
+//! | `rbf-fm`      | the RBF model ([`rbf`](super::rbf)) | its tensors | `features`, `inputs` |
 //!
-//! A policy file scores moves, not positions: it is never an evaluator.
+//! A policy file scores moves, not positions: it is never an evaluator. An RBF file is read
+//! by `rbf` alone: it holds no board encoding.
 //!
 //! [`Mlp`]: super::Mlp
 //! [`Cnn`]: super::Cnn
@@ -30,6 +32,9 @@ pub enum ModelArch {
 pub const CNN_FAMILY: &str = "cnn";
 /// The `arch` value of policy files.
 pub const POLICY_FAMILY: &str = "convchess-policy";
+/// The `arch` value of RBF nets, which `rbf` reads and writes; named here with the others so
+/// that `file` can refuse them without using `rbf`, which uses `file`.
+pub const RBF_FAMILY: &str = "rbf-fm";
 
 impl ModelArch {
     /// A preset of any family, by name (case-insensitive).

@@ -272,7 +272,7 @@ fn parse_meta(md: &HashMap<String, String>, origin: &str) -> Result<NetMeta, Net
         })?;
         let arch = PolicyArch::parse(spec).map_err(|e| bad("layers", spec, e.to_string()))?;
         ModelArch::Policy(arch)
-    } else if arch_name == super::rbf::RBF_FAMILY {
+    } else if arch_name == super::family::RBF_FAMILY {
         return Err(NetError::RbfNotTensors {
             origin: origin.to_string(),
             family: arch_name.clone(),

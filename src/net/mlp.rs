@@ -157,8 +157,7 @@ impl Mlp {
         let both_indices = Tensor::f_cat(&[indices, &a.swap.f_index_select(0, indices)?], 0)?;
         let both_offsets = Tensor::f_cat(&[offsets, &offsets.f_add_scalar(count)?], 0)?;
         let linear =
-            super::sparse::bag_sum(&a.psqt.f_transpose(0, 1)?, &both_indices, &both_offsets)?
-                .f_squeeze_dim(-1)?;
+            bag_sum(&a.psqt.f_transpose(0, 1)?, &both_indices, &both_offsets)?.f_squeeze_dim(-1)?;
         let h = self
             .f_forward_layers_sparse(&both_indices, &both_offsets)?
             .f_add(&linear)?;
@@ -209,10 +208,30 @@ impl Mlp {
     }
 }
 
+/// Per bag, the sum of the rows of `table` [768, H] that its indices name: [bags, H] (the
+/// sparse first layer, here so that `sparse`, which extends `Mlp`, is the one that uses it).
+pub(super) fn bag_sum(
+    table: &Tensor,
+    indices: &Tensor,
+    offsets: &Tensor,
+) -> Result<Tensor, TchError> {
+    let (sum, _, _, _) = Tensor::f_embedding_bag(
+        table,
+        indices,
+        offsets,
+        false,
+        0,
+        false,
+        None::<Tensor>,
+        false,
+    )?;
+    Ok(sum)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::init::seeded;
+    use crate::net::seed::seeded;
     use tch::{Device, Kind};
 
     #[test]

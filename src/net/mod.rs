@@ -2,7 +2,7 @@
 //! that holds any of them (the `arch` metadata names the family; see [`family`]).
 //!
 //! The architectures and the file format need no libtorch; the libtorch modules built from
-//! them (`mlp`, `module`, `sparse`, `init` and the `torch` parts of `cnn` and `policy`) come
+//! them (`mlp`, `module`, `sparse`, `init`, `seed` and the `torch` parts of `cnn` and `policy`) come
 //! with the `torch` feature.
 
 pub mod any;
@@ -22,6 +22,8 @@ pub mod planes;
 pub mod policy;
 pub mod presets;
 pub mod rbf;
+#[cfg(feature = "torch")]
+pub mod seed;
 #[cfg(feature = "torch")]
 pub mod sparse;
 

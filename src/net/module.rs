@@ -12,7 +12,7 @@ pub enum NetModule {
 }
 
 impl NetModule {
-    /// Fresh weights, drawn from libtorch's global RNG (wrap in `init::seeded`).
+    /// Fresh weights, drawn from libtorch's global RNG (wrap in `seed::seeded`).
     pub fn new(vs: &nn::Path, arch: &ModelArch) -> Self {
         match arch {
             ModelArch::Mlp(a) => NetModule::Mlp(Mlp::new(vs, a)),

@@ -12,12 +12,13 @@
 //! engine sees it (side to move as White, no castling or en passant; `chess::board`), so
 //! the trainer and the evaluator feed the net the same thing.
 
+use super::error::RbfError;
+use super::family::RBF_FAMILY;
 use super::file::{content_id, splice_metadata, FORMAT_NAME, FORMAT_VERSION};
 use safetensors::{Dtype, SafeTensors};
 use std::collections::HashMap;
 use std::path::Path;
 
-pub const RBF_FAMILY: &str = "rbf-fm";
 pub const RBF_TARGET: &str = "pawns-stm";
 
 /// φ(r) = r² ln r, written in r² so no square root is taken: r² ln r = ½ r² ln r².
@@ -68,25 +69,6 @@ pub struct RbfNet {
     pub weights: Vec<f32>,
     pub bias: f32,
     pub description: Option<String>,
-}
-
-/// Why an RBF file cannot be used.
-#[derive(Debug, thiserror::Error)]
-pub enum RbfError {
-    #[error("cannot read RBF file {path}: {source}")]
-    Read {
-        path: String,
-        source: std::io::Error,
-    },
-    #[error(
-        "cannot write RBF file {path}: {source}; check that the directory exists and is writable"
-    )]
-    Write {
-        path: String,
-        source: std::io::Error,
-    },
-    #[error("{origin} is not an RBF net ({reason}); pass a file written by `cerise train-rbf`")]
-    Invalid { origin: String, reason: String },
 }
 
 /// Whether `bytes` are a net file of the RBF family (by its `arch` metadata), so that a

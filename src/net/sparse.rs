@@ -3,6 +3,7 @@
 //! with `embedding_bag` over the Mlp's own parameters, so dense and sparse forwards share one
 //! set of weights (and one file format) and agree to floating-point rounding.
 
+use super::mlp::bag_sum;
 use super::Mlp;
 use crate::chess::CompactBoard;
 use tch::{Device, TchError, Tensor};
@@ -57,25 +58,6 @@ impl SparseBoards {
         let offsets = Tensor::f_from_slice(&self.offsets)?.f_to_device(device)?;
         Ok((indices, offsets))
     }
-}
-
-/// Per bag, the sum of the rows of `table` [768, H] that its indices name: [bags, H].
-pub(super) fn bag_sum(
-    table: &Tensor,
-    indices: &Tensor,
-    offsets: &Tensor,
-) -> Result<Tensor, TchError> {
-    let (sum, _, _, _) = Tensor::f_embedding_bag(
-        table,
-        indices,
-        offsets,
-        false,
-        0,
-        false,
-        None::<Tensor>,
-        false,
-    )?;
-    Ok(sum)
 }
 
 /// Pieces on each board of a sparse batch (int64 [N]): the length of its run of indices,
@@ -154,7 +136,7 @@ impl Mlp {
 mod tests {
     use super::*;
     use crate::chess::{Position, ENCODING_WIDTH};
-    use crate::net::init::seeded;
+    use crate::net::seed::seeded;
     use crate::net::Arch;
     use tch::{nn, Kind};
 

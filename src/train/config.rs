@@ -5,6 +5,27 @@ use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
+/// The `objective` of a training config. It is named here, with the rest of the config, and
+/// implemented in `objective`, which reads the config: the config need not use it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum ObjectiveKind {
+    /// Deep Pink's (p, q, r) triplets from `cerise data triplets`; MLP presets.
+    #[default]
+    Triplet,
+    /// Binary cross-entropy on the game result of positions from `cerise data positions`;
+    /// CNN presets.
+    Winloss,
+    /// ConvChess's from- and to-square cross-entropies on the moves of labelled positions;
+    /// policy presets.
+    Policy,
+    /// The search's score and the game's result on self-play positions (`cerise datagen`);
+    /// MLP presets.
+    Value,
+    /// The value objective plus Deep Pink's triplets from the same self-play positions.
+    Mixed,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "lowercase")]
 pub enum OptimKind {
@@ -20,7 +41,7 @@ pub enum OptimKind {
 #[serde(deny_unknown_fields, default)]
 pub struct TrainConfig {
     /// What the run optimises; it decides the data files and the presets that fit.
-    pub objective: super::ObjectiveKind,
+    pub objective: ObjectiveKind,
     /// Architecture preset (`crate::net::preset_names`): an MLP (small, mid, deeppink, …)
     /// for the triplet objective, a CNN (mocha, …) for win/loss.
     pub preset: String,
@@ -80,7 +101,7 @@ pub struct TrainConfig {
 impl Default for TrainConfig {
     fn default() -> Self {
         TrainConfig {
-            objective: super::ObjectiveKind::Triplet,
+            objective: ObjectiveKind::Triplet,
             preset: "small".to_string(),
             train: PathBuf::from("/work/data-out/masters.train.trip"),
             valid: PathBuf::from("/work/data-out/masters.valid.trip"),
@@ -124,15 +145,6 @@ impl TrainConfig {
         cores.saturating_sub(self.torch_threads).clamp(1, 8)
     }
 
-    /// The order of training batches from `start_step` on.
-    pub fn order(&self, start_step: u64) -> super::loader::Order {
-        super::loader::Order {
-            batch: self.batch,
-            seed: self.seed,
-            start_step,
-        }
-    }
-
     pub fn from_toml_str(text: &str, origin: &str) -> Result<Self> {
         let config: TrainConfig = toml::from_str(text)
             .with_context(|| format!("{origin} is not a valid training config"))?;
@@ -153,8 +165,8 @@ impl TrainConfig {
     /// Rejects values that would make a run meaningless or crash it later.
     pub fn validate(&self) -> Result<()> {
         let arch = crate::net::ModelArch::preset(&self.preset)?;
-        use super::ObjectiveKind as O;
         use crate::net::ModelArch;
+        use ObjectiveKind as O;
         let (fits, wants) = match self.objective {
             O::Triplet | O::Value | O::Mixed => (
                 matches!(arch, ModelArch::Mlp(_)),

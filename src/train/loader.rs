@@ -5,6 +5,7 @@
 //! t·B … t·B+B−1 of that endless sequence. A checkpoint therefore needs only the step to
 //! resume the data stream exactly.
 
+use super::config::TrainConfig;
 use super::model::SparseBoards;
 use crate::data::positions::{LabelledPosition, PositionReader};
 use crate::data::rng::{mix64, SplitMix64};
@@ -88,7 +89,7 @@ pub fn open_positions(path: &Path) -> Result<PositionReader> {
 
 /// The fixed validation batches of a positions objective, each made by `make`.
 pub fn position_valid_batches<B>(
-    config: &super::config::TrainConfig,
+    config: &TrainConfig,
     make: impl Fn(&[LabelledPosition]) -> B,
 ) -> Result<Vec<B>> {
     let reader = open_positions(&config.valid)?;
@@ -98,7 +99,7 @@ pub fn position_valid_batches<B>(
 
 /// The training batches of a positions objective from `start_step` on, and the record count.
 pub fn position_loader<B: Send + 'static>(
-    config: &super::config::TrainConfig,
+    config: &TrainConfig,
     start_step: u64,
     make: impl Fn(&[LabelledPosition]) -> B + Send + Sync + 'static,
 ) -> Result<(Loader<B>, u64)> {
@@ -107,7 +108,7 @@ pub fn position_loader<B: Send + 'static>(
     let loader = Loader::spawn_with(
         reader,
         &config.train,
-        config.order(start_step),
+        Order::of(config, start_step),
         config.loader_threads(),
         make,
     )?;
@@ -154,6 +155,18 @@ pub struct Order {
     pub batch: usize,
     pub seed: u64,
     pub start_step: u64,
+}
+
+impl Order {
+    /// The order of `config`'s training batches from `start_step` on. Built here, not in
+    /// `config`, so that the config need not know the loader that uses it.
+    pub fn of(config: &TrainConfig, start_step: u64) -> Self {
+        Order {
+            batch: config.batch,
+            seed: config.seed,
+            start_step,
+        }
+    }
 }
 
 impl<B: Send + 'static> Loader<B> {

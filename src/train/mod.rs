@@ -28,8 +28,7 @@ pub mod wdl;
 pub mod winloss;
 
 pub use cli::{run_train_cli, TrainArgs};
-pub use config::{OptimKind, TrainConfig};
-pub use objective::ObjectiveKind;
+pub use config::{ObjectiveKind, OptimKind, TrainConfig};
 pub use run::{redraw_curves, train, TrainOutcome};
 
 #[cfg(test)]

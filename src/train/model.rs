@@ -33,7 +33,7 @@ pub struct TrainNet {
 impl TrainNet {
     /// A fresh net with libtorch's default initialisation drawn under `seed`.
     pub fn fresh(meta: NetMeta, seed: u64, device: Device) -> Self {
-        let (vs, module) = crate::net::init::seeded(seed, || {
+        let (vs, module) = crate::net::seed::seeded(seed, || {
             let vs = VarStore::new(device);
             let module = NetModule::new(&vs.root(), &meta.arch);
             (vs, module)

@@ -3,32 +3,11 @@
 //! where its batches come from, what the loss is and what validation reports.
 
 use super::config::TrainConfig;
-use super::loader::{spread_sample, Batch, Loader};
+use super::loader::{spread_sample, Batch, Loader, Order};
 use super::loss::{self, LossStats};
 use super::model::TrainNet;
 use anyhow::Result;
-use serde::{Deserialize, Serialize};
 use tch::Tensor;
-
-/// The `objective` of a training config.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "lowercase")]
-pub enum ObjectiveKind {
-    /// Deep Pink's (p, q, r) triplets from `cerise data triplets`; MLP presets.
-    #[default]
-    Triplet,
-    /// Binary cross-entropy on the game result of positions from `cerise data positions`;
-    /// CNN presets.
-    Winloss,
-    /// ConvChess's from- and to-square cross-entropies on the moves of labelled positions;
-    /// policy presets.
-    Policy,
-    /// The search's score and the game's result on self-play positions (`cerise datagen`);
-    /// MLP presets.
-    Value,
-    /// The value objective plus Deep Pink's triplets from the same self-play positions.
-    Mixed,
-}
 
 /// One validation pass.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -98,7 +77,7 @@ impl Objective for Triplets {
     fn loader(&self, config: &TrainConfig, start_step: u64) -> Result<(Loader<Batch>, u64)> {
         let loader = Loader::spawn(
             &config.train,
-            config.order(start_step),
+            Order::of(config, start_step),
             config.loader_threads(),
         )?;
         let records = loader.records;

@@ -5,8 +5,8 @@
 //! `fonts-dejavu-core` path when it exists; otherwise the curves are drawn without any text.
 //! A plot is a convenience, so callers warn on error rather than fail the run.
 
+use super::config::ObjectiveKind;
 use super::metrics::Row;
-use super::objective::ObjectiveKind;
 use anyhow::{anyhow, ensure, Result};
 use plotters::prelude::*;
 use std::path::Path;

@@ -2,10 +2,10 @@
 //! the scheduled learning rate, validation rows, checkpoints, and a clean exit on a stop flag.
 
 use super::checkpoint::{self, CheckpointState};
-use super::config::TrainConfig;
+use super::config::{ObjectiveKind, TrainConfig};
 use super::metrics::{self, Row};
 use super::model::TrainNet;
-use super::objective::{Objective, ObjectiveKind, Triplets};
+use super::objective::{Objective, Triplets};
 use super::optim::Optimiser;
 use super::plot;
 use crate::net::{DeviceChoice, NetMeta};
@@ -167,7 +167,7 @@ fn run<O: Objective>(
         // run draw what an uninterrupted one would, and `seeded` keeps another thread of the
         // process (a second run, a test) from drawing in between.
         let step_seed = crate::data::rng::mix64(config.seed ^ step.rotate_left(32));
-        let l = crate::net::init::seeded(step_seed, || objective.loss(&net, &batch));
+        let l = crate::net::seed::seeded(step_seed, || objective.loss(&net, &batch));
         optim.zero_grad();
         l.backward();
         optim.step(lr);

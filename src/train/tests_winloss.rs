@@ -1,9 +1,8 @@
 //! End-to-end on the data fixture for the win/loss objective: PGN → labelled positions →
 //! CNN training → checkpoint/resume → engine load → evalpos.
 
-use super::config::{OptimKind, TrainConfig};
+use super::config::{ObjectiveKind, OptimKind, TrainConfig};
 use super::evalpos::{run_evalpos_cli, EvalposArgs};
-use super::objective::ObjectiveKind;
 use super::run::{metrics_path, train};
 use crate::data::positions::{split_paths, write_positions, Ending, PositionConfig};
 use crate::eval::{Evaluator, NetEvaluator, NetEvaluatorConfig};

@@ -12,7 +12,7 @@
 //! value + `triplet_weight` × triplet loss (`super::loss`). One forward pass serves both.
 
 use super::config::TrainConfig;
-use super::loader::{spread_records, Loader, Records};
+use super::loader::{spread_records, Loader, Order, Records};
 use super::loss::{self, LossStats};
 use super::model::{SparseBoards, TrainNet};
 use super::objective::{Objective, Validation};
@@ -204,7 +204,7 @@ impl Objective for ValueObjective {
         let loader = Loader::spawn_with(
             set,
             &config.train,
-            config.order(start_step),
+            Order::of(config, start_step),
             config.loader_threads(),
             move |c: &[SelfPlayRecord]| make_batch(c, triplets, seed),
         )?;

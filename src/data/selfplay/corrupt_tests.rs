@@ -2,10 +2,11 @@
 //! mutations), read end to end as `datagen info --check` and the trainer read it. Each must
 //! read or be refused with an error, never panic.
 
+use super::header::selfplay_header;
 use super::record::{Outcome, SelfPlayRecord};
 use super::{SelfPlayAppender, SelfPlayReader};
 use crate::data::rng::SplitMix64;
-use crate::data::testing::{selfplay_header, temp_dir};
+use crate::data::testing::temp_dir;
 use shakmaty::{Chess, Position as _};
 
 /// Every record, replayed; the first error stops it.

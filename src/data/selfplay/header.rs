@@ -130,10 +130,35 @@ impl FileHeader for SelfPlayHeader {
     }
 }
 
+/// A self-play header with every setting given, for the tests of the files that read and
+/// write self-play records.
+#[cfg(test)]
+pub fn selfplay_header() -> SelfPlayHeader {
+    SelfPlayHeader {
+        version: 1,
+        count: 0,
+        seed: 42,
+        nodes: 5000,
+        random_plies: 8,
+        opening_bound: 300,
+        win_bound: 1000,
+        win_plies: 8,
+        draw_bound: 10,
+        draw_plies: 16,
+        draw_after: 80,
+        hash_mib: 8,
+        max_plies: 400,
+        net: "cerise-narrow-as-4d5eebc5ebf8".into(),
+        search: "1164211".into(),
+        book: String::new(),
+        engine: "cerise 0.1.0".into(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::super::records::header::decode;
-    use super::super::super::testing::{assert_header_round_trips, selfplay_header};
+    use super::super::super::testing::assert_header_round_trips;
     use super::*;
 
     #[test]

@@ -143,8 +143,9 @@ pub fn run_selfplay_merge(args: &SelfPlayMergeArgs) -> Result<SelfPlayMergeSumma
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::data::selfplay::header::selfplay_header;
     use crate::data::selfplay::{Outcome, SelfPlayAppender, SelfPlayReader, SelfPlayRecord};
-    use crate::data::testing::{selfplay_header, temp_dir};
+    use crate::data::testing::temp_dir;
     use shakmaty::{Chess, Position as _};
 
     /// A file of `games` games of two plies each (1. e4 e5), numbered from 0.

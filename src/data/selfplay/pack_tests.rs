@@ -1,7 +1,8 @@
 use super::*;
 use crate::data::rng::SplitMix64;
+use crate::data::selfplay::header::selfplay_header;
 use crate::data::selfplay::{Outcome, SelfPlayAppender};
-use crate::data::testing::{selfplay_header, temp_dir};
+use crate::data::testing::temp_dir;
 use shakmaty::fen::Fen;
 use shakmaty::{CastlingMode, Chess};
 

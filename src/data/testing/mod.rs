@@ -13,7 +13,6 @@ use super::filter::GameResult;
 use super::pgn::ParsedGame;
 use super::records::header::{announced_len, decode, encode, COUNT_OFFSET};
 use super::records::{FileHeader, Record, RecordReader};
-use super::selfplay::SelfPlayHeader;
 #[cfg(feature = "pgn")]
 use shakmaty::san::San;
 #[cfg(feature = "pgn")]
@@ -101,28 +100,5 @@ pub fn game_of(sans: &[&str], result: GameResult) -> ParsedGame {
         moves,
         result,
         date: None,
-    }
-}
-
-/// A self-play header with every setting given.
-pub fn selfplay_header() -> SelfPlayHeader {
-    SelfPlayHeader {
-        version: 1,
-        count: 0,
-        seed: 42,
-        nodes: 5000,
-        random_plies: 8,
-        opening_bound: 300,
-        win_bound: 1000,
-        win_plies: 8,
-        draw_bound: 10,
-        draw_plies: 16,
-        draw_after: 80,
-        hash_mib: 8,
-        max_plies: 400,
-        net: "cerise-narrow-as-4d5eebc5ebf8".into(),
-        search: "1164211".into(),
-        book: String::new(),
-        engine: "cerise 0.1.0".into(),
     }
 }

@@ -25,7 +25,7 @@ const ENDGAMES: &[&str] = &[
 fn bucketed_net() -> NetFile {
     let meta = crate::net::NetMeta::for_preset("persp-128-ob8").unwrap();
     let vs = tch::nn::VarStore::new(tch::Device::Cpu);
-    crate::net::init::seeded(7, || crate::net::NetModule::new(&vs.root(), &meta.arch));
+    crate::net::seed::seeded(7, || crate::net::NetModule::new(&vs.root(), &meta.arch));
     let mut file = NetFile::from_varstore(meta, &vs).unwrap();
     for (name, t) in &mut file.tensors {
         let scale = match name.as_str() {

@@ -123,7 +123,7 @@ impl Cnn {
 mod tests {
     use super::*;
     use crate::net::cnn::CNN_PRESETS;
-    use crate::net::init::seeded;
+    use crate::net::seed::seeded;
     use tch::{Device, Kind};
 
     #[test]

@@ -118,7 +118,7 @@ mod tests {
     use super::*;
     use crate::chess::ENCODING_NAME;
     use crate::net::file::{load, load_bytes, FORMAT_NAME};
-    use crate::net::init::seeded;
+    use crate::net::seed::seeded;
     use crate::net::{init_net, Mlp};
     use tch::{Device, Kind};
 

@@ -91,7 +91,7 @@ impl Policy {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::init::seeded;
+    use crate::net::seed::seeded;
     use tch::{Device, Kind};
 
     #[test]
