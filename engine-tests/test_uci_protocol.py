@@ -176,3 +176,49 @@ def test_clock_searches_stay_within_the_clock(engine, clock):
     bm_at = next(l.at for l in out.lines if is_bestmove(l.text))
     assert bm_at - t0 < wtime, f"used {bm_at - t0:.3f}s of a {wtime}s clock\n{engine.dump()}"
     assert chess.Move.from_uci(out.bestmove()) in chess.Board().legal_moves
+
+
+def complete_infos_at(out, depth: int) -> list[str]:
+    """The `info` lines that report a whole iteration of `depth` (not an aspiration bound)."""
+    return [l.text for l in out.lines if l.text.startswith("info depth")
+            and info_fields(l.text).get("depth") == str(depth) and "bound" not in l.text]
+
+
+def test_go_depth_reports_its_last_iteration_once(engine):
+    engine.send(f"position fen {START_FEN}")
+    out = engine.go("go depth 5")
+    last = complete_infos_at(out, 5)
+    assert len(last) == 1, f"depth 5 reported {len(last)} times\n{engine.dump()}"
+    infos = [l.text for l in out.lines if l.text.startswith("info depth")]
+    assert infos[-1] == last[0], f"something after the last iteration's info\n{engine.dump()}"
+
+
+BACK_RANK_MATE = "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1"
+
+
+def deepest(lines) -> int:
+    return max(int(info_fields(l.text)["depth"]) for l in lines if l.text.startswith("info depth"))
+
+
+def test_a_proven_mate_ends_a_clock_search_at_the_depth_it_reached(engine):
+    # With a minute on the clock the search would iterate to its maximum depth, each
+    # iteration a few nodes, and report that depth; a mate that holds for three
+    # iterations ends it instead.
+    engine.send(f"position fen {BACK_RANK_MATE}")
+    out = engine.go("go wtime 60000 btime 60000", timeout=10)
+    assert out.bestmove() == "a1a8", engine.dump()
+    infos = [l.text for l in out.lines if l.text.startswith("info depth")]
+    assert info_fields(infos[-1])["score"] == "mate 1", engine.dump()
+    assert deepest(out.lines) <= 6, f"went on iterating past a proven mate\n{engine.dump()}"
+
+
+def test_a_proven_mate_in_go_infinite_still_waits_for_stop(engine):
+    engine.send(f"position fen {BACK_RANK_MATE}")
+    engine.send("go infinite")
+    early = engine.drain(quiet=0.8)
+    assert not any(is_bestmove(l.text) for l in early), f"bestmove before stop\n{engine.dump()}"
+    assert deepest(early) <= 6, f"went on iterating past a proven mate\n{engine.dump()}"
+    engine.send("stop")
+    got = engine.read_until(is_bestmove, 2.0, "bestmove after stop")
+    assert got[-1].text.split()[1] == "a1a8", engine.dump()
+    assert not any(is_bestmove(l.text) for l in engine.sync()), f"second bestmove\n{engine.dump()}"

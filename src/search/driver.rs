@@ -179,7 +179,7 @@ pub fn run(
             pv: &[],
             hashfull: 0,
         };
-        return finish(control, release, emit, &pos, report, None);
+        return finish(control, release, emit, &pos, report, None, false);
     }
 
     // Registered while this thread may evaluate; dropped before the helpers are joined
@@ -201,6 +201,8 @@ pub fn run(
         pv: vec![moves[0].child.mv],
     };
 
+    // Whether the last `Info` sent already reports the result `finish` would report.
+    let mut reported = false;
     std::thread::scope(|scope| {
         // After an evaluator failure at the root there is nothing for helpers to do.
         let helpers = if main.aborted {
@@ -219,7 +221,7 @@ pub fn run(
             });
         }
         if !main.aborted {
-            main_loop(
+            reported = main_loop(
                 &mut main,
                 &pos,
                 &mut moves,
@@ -251,7 +253,7 @@ pub fn run(
         pv: &best.pv,
         hashfull: shared.tt.hashfull(),
     };
-    finish(control, release, emit, &pos, report, ponder)
+    finish(control, release, emit, &pos, report, ponder, reported)
 }
 
 fn helper_loop(
@@ -280,6 +282,10 @@ fn helper_loop(
     }
 }
 
+/// Iterates until a limit, a proven mate or an abort ends the search. Returns whether the
+/// last `Info` it sent reports the search's result: true when it stopped after a whole
+/// iteration, false when an abort cut an iteration short (its partial result and the nodes
+/// since are still unreported).
 #[allow(clippy::too_many_arguments)]
 fn main_loop(
     td: &mut ThreadData,
@@ -290,7 +296,7 @@ fn main_loop(
     multipv: usize,
     best: &mut Best,
     emit: &dyn Fn(SearchEvent),
-) {
+) -> bool {
     let control = td.control;
     let count = multipv.clamp(1, moves.len());
     // Line k is the best of the root moves not already in lines 0..k (Stockfish's scheme):
@@ -305,6 +311,11 @@ fn main_loop(
     // Iterations in a row that ended with the same best move, for time management.
     let mut stable = 0;
     let mut last_best = None;
+    let mut mate = ProvenMate::default();
+    // A mate ends only the searches whose end the engine chooses (clock, `go infinite`,
+    // ponder, a bare `go`): a depth or node limit asks for a tree of that size, which
+    // `bench`, datagen and tests reproduce.
+    let may_stop_on_mate = limits.depth.is_none() && limits.nodes.is_none();
     for depth in 1..=max_depth {
         td.seldepth = 0;
         for k in 0..count {
@@ -335,7 +346,7 @@ fn main_loop(
                 };
             }
             if td.aborted {
-                return;
+                return false;
             }
         }
         if count > 1 {
@@ -361,14 +372,13 @@ fn main_loop(
             }
         }
 
-        let mate = mate_plies(best.score);
-        let mate_limit_met = match (limits.mate, mate) {
+        let mate_limit_met = match (limits.mate, mate_plies(best.score)) {
             (Some(n), Some(plies)) => best.score > 0 && (plies + 1) / 2 <= n as i32,
             _ => false,
         };
-        // A mate score is no reason to stop by itself: null-move pruning, reductions and
-        // the quiescence cap make it a claim, not a proof, and a deeper iteration may refute
-        // it or find a shorter one. Only `go mate` stops on one.
+        // Past a proven mate the iterations only confirm it, each in a few nodes, up to
+        // `MAX_DEPTH`: a GUI would show that depth, and a clock search would end no better.
+        let mate_proven = mate.update(best.score, depth) && may_stop_on_mate;
         let timed = control.clock.has_limit() && !control.clock.is_pondering();
         let forced = timed && moves.len() == 1;
         let out_of_nodes = control
@@ -382,9 +392,43 @@ fn main_loop(
         };
         last_best = Some(best_move);
         let scale = soft_scale(stable, best_share(moves, &best_move));
-        if mate_limit_met || forced || out_of_nodes || control.clock.soft_passed_scaled(scale) {
-            return;
+        if mate_limit_met
+            || mate_proven
+            || forced
+            || out_of_nodes
+            || control.clock.soft_passed_scaled(scale)
+        {
+            return true;
         }
+    }
+    true
+}
+
+/// Iterations in a row, each at least as deep as the mate is far, that must report the same
+/// mate before the search takes it as proven. One is not enough: null-move pruning,
+/// reductions and the quiescence cap make a mate score a claim, and the next iteration,
+/// pruning less near the root, may refute it or find a shorter one.
+const MATE_PROOF_ITERATIONS: u32 = 3;
+
+/// Watches the best score of each iteration for a mate that holds (see
+/// [`MATE_PROOF_ITERATIONS`]); a mate for either side counts.
+#[derive(Default)]
+struct ProvenMate {
+    score: i32,
+    iterations: u32,
+}
+
+impl ProvenMate {
+    /// Takes the best score of the iteration of `depth` and says whether its mate is proven.
+    fn update(&mut self, score: i32, depth: u32) -> bool {
+        let deep_enough = mate_plies(score).is_some_and(|plies| depth as i32 >= plies);
+        self.iterations = match (deep_enough, score == self.score) {
+            (false, _) => 0,
+            (true, true) => self.iterations + 1,
+            (true, false) => 1,
+        };
+        self.score = score;
+        self.iterations >= MATE_PROOF_ITERATIONS
     }
 }
 
@@ -513,6 +557,8 @@ fn bound_info(td: &ThreadData, pos: &Position, depth: u32, result: &RootResult) 
 }
 
 /// Waits for the release condition, then sends the final `Info` and the one `BestMove`.
+/// With `reported` the last `Info` sent already says what the final one would (the last
+/// iteration's, from a search that ended by itself), and it is not sent twice.
 fn finish(
     control: &Control,
     release: Release,
@@ -520,6 +566,7 @@ fn finish(
     pos: &Position,
     report: Report,
     ponder: Option<Move>,
+    reported: bool,
 ) -> SearchResult {
     match release {
         Release::Immediately => {}
@@ -535,7 +582,9 @@ fn finish(
         _ => None,
     };
     let (score, depth, time) = (info.score, info.depth, info.time);
-    emit(SearchEvent::Info(info));
+    if !reported {
+        emit(SearchEvent::Info(info));
+    }
     emit(SearchEvent::BestMove {
         best: best.clone(),
         ponder: ponder.clone(),
@@ -548,5 +597,34 @@ fn finish(
         nodes,
         entered,
         time,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::search::score::{mated_in, MATE};
+
+    #[test]
+    fn a_mate_is_proven_once_it_holds_at_its_depth() {
+        let mut mate = ProvenMate::default();
+        let in_two = MATE - 3;
+        // Found at depth 2, short of its 3 plies: not yet counted.
+        assert!(!mate.update(40, 1));
+        assert!(!mate.update(in_two, 2));
+        assert!(!mate.update(in_two, 3));
+        assert!(!mate.update(in_two, 4));
+        assert!(mate.update(in_two, 5));
+        // A shorter mate starts over, and so does a mate the next iteration refutes.
+        let in_one = MATE - 1;
+        assert!(!mate.update(in_one, 6));
+        assert!(!mate.update(150, 7));
+        assert!(!mate.update(in_one, 8));
+        assert!(!mate.update(in_one, 9));
+        assert!(mate.update(in_one, 10));
+        // Being mated is proven the same way.
+        let mut mated = ProvenMate::default();
+        let results: Vec<bool> = (2..=5).map(|d| mated.update(mated_in(2), d)).collect();
+        assert_eq!(results, [false, false, true, true]);
     }
 }

@@ -532,7 +532,8 @@ fn infos_carry_a_legal_pv_and_ponder_move() {
             }
         })
         .collect();
-    assert_eq!(infos.iter().filter(|i| i.depth == 4).count(), 2);
+    // The last iteration's report is the final one: it is not sent again.
+    assert_eq!(infos.iter().filter(|i| i.depth == 4).count(), 1);
     let last = infos.last().expect("final info");
     let mut pos = Position::from_fen(MIDGAME).expect("valid");
     for uci in &last.pv {
@@ -666,18 +667,29 @@ fn the_clock_is_read_between_evaluator_calls_not_node_counts() {
 }
 
 #[test]
-fn a_mate_score_does_not_end_a_timed_search_early() {
-    // Mate in one: the old rule stopped at depth 3 as a "proven" mate.
+fn a_mate_ends_a_timed_search_once_three_iterations_hold_it() {
+    // Mate in one, found at depth 1: depths 2 and 3 confirm it, and the search ends there
+    // instead of iterating to its maximum depth or waiting out the movetime. A mate score
+    // alone (one iteration's) does not end it: see `a_mate_is_proven_once_it_holds_at_its_depth`.
+    let started = Instant::now();
     let r = search(
         "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1",
         Limits {
-            movetime: Some(Duration::from_millis(300)),
+            movetime: Some(Duration::from_secs(10)),
             ..Limits::default()
         },
     );
     assert_eq!(best(&r), "a1a8");
     assert_eq!(r.score, Score::Mate(1));
-    assert!(r.depth > 5, "stopped at depth {}", r.depth);
+    assert_eq!(
+        r.depth, 3,
+        "a mate held for three iterations ends the search"
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "waited for the clock: {:?}",
+        started.elapsed()
+    );
 }
 
 #[cfg(feature = "torch")]
