@@ -1,6 +1,21 @@
-"""A misbehaving UCI engine for testing bench/match.py: plays the first legal move, except
-that its third `go` does what argv[1] says (crash, illegal, hang, or nothing special), or,
-with `slow`, every move takes 0.2 s."""
+"""A scriptable UCI engine for testing bench/match.py. It plays the first legal move unless
+its mode (argv[1]) says otherwise:
+
+  ok                 nothing special
+  crash | illegal | hang
+                     its third `go` exits, answers `bestmove a1a1`, or never answers
+  slow               every move takes 0.2 s
+  line MOVES [SCORE] plays a given line: MOVES is a comma-separated list of UCI moves counted
+                     from the game's starting position (both sides' moves, "-" for none); asked
+                     for ply k it plays the k-th move if the list has one. With SCORE it sends
+                     `info depth 1 score cp SCORE` before each bestmove.
+  scripted ID        engine ID (1 or 2) of a match whose losses the opening scripts: it answers
+                     an illegal move (and so loses) when the fullmove number of the game's
+                     starting FEN, minus one, has its bit set in this mask
+                       1: engine 1 loses as White   2: engine 1 loses as Black
+                       4: engine 2 loses as White   8: engine 2 loses as Black
+                     so one EPD line decides both games of a pair, whatever the concurrency.
+"""
 
 import sys
 import time
@@ -8,14 +23,44 @@ import time
 import chess
 
 mode = sys.argv[1] if len(sys.argv) > 1 else "ok"
-board = chess.Board()
+args = sys.argv[2:]
+if mode == "line":
+    line = [] if args[0] == "-" else args[0].split(",")
+    score = int(args[1]) if len(args) > 1 else None
+elif mode == "scripted":
+    me = int(args[0])
+
+
+def answer(board: chess.Board, start: chess.Board, searches: int) -> list[str]:
+    """What this engine prints for its `searches`-th `go` in `board`, reached from `start`."""
+    first = "bestmove " + next(iter(board.legal_moves)).uci()
+    if mode == "line":
+        ply = len(board.move_stack)
+        info = [] if score is None else [f"info depth 1 score cp {score}"]
+        return info + ["bestmove " + line[ply] if ply < len(line) else first]
+    if mode == "scripted":
+        mask = start.fullmove_number - 1
+        bit = 1 << (2 * (me - 1) + (0 if board.turn == chess.WHITE else 1))
+        return ["bestmove a1a1" if mask & bit else first]
+    if searches == 3 and mode == "crash":
+        sys.exit(3)
+    if searches == 3 and mode == "illegal":
+        return ["bestmove a1a1"]
+    if searches == 3 and mode == "hang":
+        time.sleep(600)
+    if mode == "slow":
+        time.sleep(0.2)
+    return [first]
+
+
+board = start = chess.Board()
 searches = 0
-for line in sys.stdin:
-    words = line.split()
+for text in sys.stdin:
+    words = text.split()
     if not words:
         continue
     if words[0] == "uci":
-        print("id name fake\nuciok", flush=True)
+        print(f"id name {mode if mode in ('line', 'scripted') else 'fake'}\nuciok", flush=True)
     elif words[0] == "isready":
         print("readyok", flush=True)
     elif words[0] == "position":
@@ -25,19 +70,11 @@ for line in sys.stdin:
         else:
             board = chess.Board()
             moves = words[3:]
+        start = board.copy()
         for m in moves:
             board.push_uci(m)
     elif words[0] == "go":
         searches += 1
-        if searches == 3 and mode == "crash":
-            sys.exit(3)
-        if searches == 3 and mode == "illegal":
-            print("bestmove a1a1", flush=True)
-            continue
-        if searches == 3 and mode == "hang":
-            time.sleep(600)
-        if mode == "slow":
-            time.sleep(0.2)
-        print("bestmove " + next(iter(board.legal_moves)).uci(), flush=True)
+        print("\n".join(answer(board, start, searches)), flush=True)
     elif words[0] == "quit":
         break

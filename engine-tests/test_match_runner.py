@@ -73,9 +73,9 @@ def test_runner_writes_pgn_and_summary(tmp_path):
 
 # --- Pentanomial statistics, SPRT, concurrency and opening books ---------------------------
 
-SCRIPTED = f"{sys.executable} {Path(__file__).with_name('fake_engine_scripted.py')}"
+SCRIPTED = f"{FAKE} scripted"
 STARTPOS = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0"
-# One opening per pair; fake_engine_scripted.py reads its fullmove number minus one as the
+# One opening per pair; the scripted fake engine reads its fullmove number minus one as the
 # mask of who loses, giving these pairs for engine 1: DD, WD, WW, LD, LL, WL (each side loses
 # as White), WL (each loses as Black), DD.
 SCRIPT_MASKS = [0, 8, 12, 1, 3, 5, 10, 0]
@@ -360,7 +360,7 @@ def test_ladder_resumes_without_replaying_finished_levels(tmp_path):
 
 def test_a_killed_match_still_reports_its_finished_games(tmp_path):
     # Slow fake engines (each move takes 0.2 s) so that the match is still running when killed.
-    slow = f"{sys.executable} {Path(__file__).with_name('fake_engine.py')} slow"
+    slow = f"{FAKE} slow"
     proc = subprocess.Popen(
         [sys.executable, "-u", str(REPO / "bench" / "match.py"), "--engine1", slow, "--engine2", slow,
          "--games", "40", "--tc", "60+0", "--max-plies", "4"],
@@ -385,7 +385,7 @@ def test_a_killed_match_still_reports_its_finished_games(tmp_path):
 # as the side to move *could* claim one, by a move that would repeat a position a third time or
 # reach the hundredth ply. cutechess-cli and fastchess end a game only when that has happened.
 
-LINE = f"{sys.executable} {Path(__file__).with_name('fake_engine_line.py')}"
+LINE = f"{FAKE} line"
 # Knights out and back: the start position occurs after plies 0, 4 and 8.
 KNIGHTS = ["b1c3", "b8c6", "c3b1", "c6b8"] * 2
 

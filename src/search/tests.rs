@@ -292,19 +292,29 @@ fn movetime_ends_in_reasonable_time() {
     );
 }
 
+/// Where one move is certainly best, helper threads sharing the table must not change the
+/// answer: a broken Lazy SMP (a helper's bad entry, a result taken from the wrong thread)
+/// would still play a legal move, but not this one.
 #[test]
-fn several_threads_find_a_legal_move() {
-    let fen = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3";
-    let pos = Position::from_fen(fen).expect("valid test FEN");
-    for limits in [
-        depth(4),
-        Limits {
-            movetime: Some(Duration::from_millis(150)),
-            ..Limits::default()
-        },
+fn several_threads_find_the_move_one_thread_finds() {
+    for (fen, only) in [
+        // Back-rank mate in one.
+        ("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1", "a1a8"),
+        // The rook takes a queen no piece defends.
+        ("4k3/8/8/3q4/8/8/8/3RK3 w - - 0 1", "d1d5"),
     ] {
-        let r = search_blocking(root(fen), limits, config(3), material());
-        pos.parse_uci_move(best(&r)).expect("legal best move");
+        for limits in [
+            depth(4),
+            Limits {
+                movetime: Some(Duration::from_millis(150)),
+                ..Limits::default()
+            },
+        ] {
+            let one = search_blocking(root(fen), limits.clone(), config(1), material());
+            let three = search_blocking(root(fen), limits, config(3), material());
+            assert_eq!(best(&one), only, "{fen}");
+            assert_eq!(best(&three), best(&one), "{fen}");
+        }
     }
 }
 
