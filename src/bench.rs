@@ -4,7 +4,6 @@
 //! a cleared TT and evaluation cache, so the count does not depend on what ran before.
 
 use crate::chess::{KeyHistory, Position};
-use crate::engine::describe_evaluator;
 use crate::eval::{Backend, BatchStats, CachedEvaluator, Evaluator, MovePolicy};
 use crate::search::{self, Limits, RootState, SearchConfig, SearchShared, TranspositionTable};
 use std::sync::Arc;
@@ -74,7 +73,7 @@ pub fn header_line(config: &BenchConfig, eval: &dyn Evaluator) -> String {
         .map_or(String::new(), |p| format!(", ordered by {}", p.name));
     format!(
         "bench with {}{policy}; depth {}, threads {}",
-        describe_evaluator(&eval.info()),
+        eval.info().describe(),
         config.depth,
         config.threads
     )

@@ -6,9 +6,10 @@
 pub mod options;
 pub mod strength;
 
+use crate::chess::perft::perft_lines;
 use crate::chess::syzygy::Tablebases;
-use crate::chess::{perft, CastlingMode, ChessError, KeyHistory, Position};
-use crate::eval::{CachedEvaluator, EvalInfo, EvalSpec, Evaluator, MovePolicy, NetEvaluatorConfig};
+use crate::chess::{CastlingMode, ChessError, KeyHistory, Position};
+use crate::eval::{CachedEvaluator, EvalSpec, Evaluator, MovePolicy, NetEvaluatorConfig};
 use crate::search::correction::CorrectionHistory;
 use crate::search::TranspositionTable;
 use crate::search::{
@@ -79,30 +80,6 @@ fn net_config(options: &Options) -> NetEvaluatorConfig {
         backend: options.backend,
         ..NetEvaluatorConfig::default()
     }
-}
-
-/// `evaluator NAME on DEVICE`, then `, backend B` for a net.
-pub fn describe_evaluator(info: &EvalInfo) -> String {
-    match info.backend {
-        Some(backend) => format!(
-            "evaluator {} on {}, backend {backend}",
-            info.name, info.device
-        ),
-        None => format!("evaluator {} on {}", info.name, info.device),
-    }
-}
-
-/// Loads a `convchess-policy` file for the `Policy` option.
-pub fn load_policy(path: &str) -> Result<MovePolicy, String> {
-    if !std::path::Path::new(path).is_file() {
-        return Err(format!(
-            "no policy file at '{path}'; Policy takes the path of a convchess-policy \
-             .safetensors file, or <empty> for none"
-        ));
-    }
-    let net = crate::net::load(std::path::Path::new(path))
-        .map_err(|e| format!("cannot load Policy '{path}': {e}"))?;
-    MovePolicy::from_net(&net, path)
 }
 
 /// MiB of memory the kernel says is available, if it says.
@@ -359,21 +336,15 @@ impl Engine {
                 self.policy = if file.is_empty() {
                     None
                 } else {
-                    Some(Arc::new(load_policy(file)?))
+                    Some(Arc::new(crate::eval::open::open_policy(file)?))
                 };
                 let news = self.policy.as_ref().map(|p| format!("Policy: {}", p.name));
                 self.options.apply(change);
                 Ok(news)
             }
             OptionChange::Precision(precision) => {
-                let on_cuda = self.options.device.on_cuda();
-                if precision.is_half() && !on_cuda {
-                    return Err(format!(
-                        "Precision {precision} needs a CUDA device and the net runs on the \
-                         CPU; keeping {}",
-                        self.options.precision
-                    ));
-                }
+                crate::eval::open::precision_fits(precision, self.options.device)
+                    .map_err(|e| format!("{e}; keeping {}", self.options.precision))?;
                 self.change_evaluator_option(change)
             }
             OptionChange::EvalFile(_)
@@ -421,9 +392,9 @@ impl Engine {
         Ok(())
     }
 
-    /// Non-blocking. The evaluator in use, as [`describe_evaluator`] writes it.
+    /// Non-blocking. The evaluator in use, as [`crate::eval::EvalInfo::describe`] writes it.
     pub fn evaluator_summary(&self) -> String {
-        describe_evaluator(&self.eval.info())
+        self.eval.info().describe()
     }
 
     /// Blocks for one evaluation (safe beside a running search). Lines: the evaluator, the
@@ -522,23 +493,6 @@ impl Engine {
             }),
         }
     }
-}
-
-/// Divide lines then the total, the format shared by the UCI command and the CLI.
-pub fn perft_lines(position: &Position, depth: u32) -> Vec<String> {
-    let mut lines = Vec::new();
-    let total = if depth == 0 {
-        1
-    } else {
-        let split = perft::divide(position, depth);
-        for (mv, count) in &split {
-            lines.push(format!("{mv}: {count}"));
-        }
-        split.iter().map(|(_, n)| n).sum()
-    };
-    lines.push(String::new());
-    lines.push(format!("Nodes searched: {total}"));
-    lines
 }
 
 impl Drop for Engine {
@@ -699,18 +653,6 @@ mod tests {
         engine.set_option("Encoder", "sparse").unwrap();
         engine.set_option("MaxBatch", "64").unwrap();
         assert_eq!(engine.evaluator().info().backend, Some(Backend::Native));
-    }
-
-    #[test]
-    fn perft_lines_sum_the_divide() {
-        let lines = perft_lines(&Position::startpos(), 2);
-        assert_eq!(lines.len(), 22);
-        assert_eq!(lines.last().unwrap(), "Nodes searched: 400");
-        assert!(lines.iter().any(|l| l == "e2e4: 20"));
-        assert_eq!(
-            perft_lines(&Position::startpos(), 0).last().unwrap(),
-            "Nodes searched: 1"
-        );
     }
 
     #[test]

@@ -3,8 +3,8 @@
 
 use cerise::bench::{self, BenchConfig};
 use cerise::chess::perft;
+use cerise::chess::perft::perft_lines;
 use cerise::chess::Position;
-use cerise::engine::perft_lines;
 #[cfg(feature = "torch")]
 use cerise::eval::throughput::{self, ThroughputConfig};
 use cerise::eval::{Backend, Encoder, NetEvaluatorConfig, Precision};
@@ -322,7 +322,7 @@ fn run(command: Cmd) -> Result<(), String> {
             let eval = cerise::eval::open::open_text(&eval, device, config)?;
             let mut config = BenchConfig::for_evaluator(eval.as_ref(), depth, threads);
             if let Some(path) = policy {
-                config.policy = Some(std::sync::Arc::new(cerise::engine::load_policy(&path)?));
+                config.policy = Some(std::sync::Arc::new(cerise::eval::open::open_policy(&path)?));
             }
             eprintln!("{}", bench::header_line(&config, eval.as_ref()));
             let summary = bench::run(&config, eval, &mut |line| eprintln!("{line}"))?;

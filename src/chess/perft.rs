@@ -26,6 +26,23 @@ pub fn divide(pos: &Position, depth: u32) -> Vec<(String, u64)> {
         .collect()
 }
 
+/// Divide lines then the total, the format shared by the UCI command and the CLI.
+pub fn perft_lines(position: &Position, depth: u32) -> Vec<String> {
+    let mut lines = Vec::new();
+    let total = if depth == 0 {
+        1
+    } else {
+        let split = divide(position, depth);
+        for (mv, count) in &split {
+            lines.push(format!("{mv}: {count}"));
+        }
+        split.iter().map(|(_, n)| n).sum()
+    };
+    lines.push(String::new());
+    lines.push(format!("Nodes searched: {total}"));
+    lines
+}
+
 /// One depth of one suite line: what the file expects and what was counted.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DepthResult {
@@ -156,6 +173,18 @@ pub fn run_suite(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn perft_lines_sum_the_divide() {
+        let lines = perft_lines(&Position::startpos(), 2);
+        assert_eq!(lines.len(), 22);
+        assert_eq!(lines.last().unwrap(), "Nodes searched: 400");
+        assert!(lines.iter().any(|l| l == "e2e4: 20"));
+        assert_eq!(
+            perft_lines(&Position::startpos(), 0).last().unwrap(),
+            "Nodes searched: 1"
+        );
+    }
 
     fn suite_path() -> std::path::PathBuf {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/perft/perftsuite.epd")

@@ -11,9 +11,10 @@
 //! harden) to a running evaluator:
 //! 1. [`EvalSpec`] parses the text once: `<embedded>`, `<material>`, `<fake>` or a path.
 //! 2. [`open()`] reads a file with [`crate::net::load_any`], which knows every family.
-//! 3. The backend is `Backend` resolved on the device, except that `auto` runs a net that is
-//!    not an MLP on libtorch.
-//! 4. That backend's folder builds the evaluator.
+//! 3. [`route`] decides the backend, the precision and what the device allows, in one
+//!    rule: `auto` is native on the CPU unless the net is not an MLP, libtorch's `auto` is
+//!    fp32, half precisions need CUDA, int8 is native only.
+//! 4. That backend's folder builds the evaluator, in what the route chose.
 //! 5. The engine (or bench, or datagen) puts it behind [`CachedEvaluator`] for the search.
 
 #[cfg(feature = "torch")]
@@ -27,6 +28,7 @@ pub mod native;
 pub mod open;
 pub mod policy;
 pub mod rbf;
+pub mod route;
 pub mod searcher;
 pub mod settings;
 pub mod threads;
@@ -73,6 +75,20 @@ pub struct EvalInfo {
     pub max_batch: usize,
     /// The backend running a net (`None` for the built-in evaluators).
     pub backend: Option<Backend>,
+}
+
+impl EvalInfo {
+    /// `evaluator NAME on DEVICE`, then `, backend B` for a net: how the engine and `bench`
+    /// name the evaluator in use.
+    pub fn describe(&self) -> String {
+        match self.backend {
+            Some(backend) => format!(
+                "evaluator {} on {}, backend {backend}",
+                self.name, self.device
+            ),
+            None => format!("evaluator {} on {}", self.name, self.device),
+        }
+    }
 }
 
 /// Scores many positions in one call.

@@ -1,10 +1,12 @@
 //! From an `EvalFile` value to a running evaluator, in one place: the built-in names, the
 //! file's family, the backend and the loading (the route is in the `eval` module's note).
+//! A `Policy` file opens here too.
 
 use super::native::{kernels::Simd, Arithmetic};
+use super::route::{half_on, route, Route};
 use super::{
-    Backend, Evaluator, FakeEvaluator, MaterialEvaluator, NativeEvaluator, NetEvaluatorConfig,
-    Precision, RbfEvaluator,
+    Backend, Evaluator, FakeEvaluator, MaterialEvaluator, MovePolicy, NativeEvaluator,
+    NetEvaluatorConfig, Precision, RbfEvaluator,
 };
 use crate::net::{AnyNet, DeviceChoice, NetError, NetFile};
 use std::path::{Path, PathBuf};
@@ -130,43 +132,65 @@ fn open_file(
     }
 }
 
-/// Runs a validated tensor net on the backend that `config.backend` means on `device`.
-fn start_net(
+/// Loads a `convchess-policy` file for the `Policy` option (and `bench --policy`).
+pub fn open_policy(path: &str) -> Result<MovePolicy, String> {
+    if !Path::new(path).is_file() {
+        return Err(format!(
+            "no policy file at '{path}'; Policy takes the path of a convchess-policy \
+             .safetensors file, or <empty> for none"
+        ));
+    }
+    let net = crate::net::load(Path::new(path))
+        .map_err(|e| format!("cannot load Policy '{path}': {e}"))?;
+    MovePolicy::from_net(&net, path)
+}
+
+/// Whether `precision` can run on `device` at all, as the engine asks before it reloads a
+/// net (and even when its evaluator is a built-in, which would not reload).
+pub fn precision_fits(precision: Precision, device: DeviceChoice) -> Result<(), String> {
+    half_on(precision, device.on_cuda())
+}
+
+/// The route of `net` (named `origin` in messages): for the tools that time or compare a
+/// backend without building an evaluator.
+pub fn route_of(
+    net: &NetFile,
+    origin: &str,
+    device: DeviceChoice,
+    backend: Backend,
+    precision: Precision,
+) -> Result<Route, String> {
+    route(&net.meta.arch, origin, device, backend, precision)
+}
+
+/// Runs a validated tensor net on the backend [`route`] chooses for it on `device`.
+pub fn start_net(
     net: NetFile,
     origin: &str,
     device: DeviceChoice,
     config: NetEvaluatorConfig,
 ) -> Result<Arc<dyn Evaluator>, String> {
     let fail = |e: NetError| format!("cannot load EvalFile '{origin}': {e}");
-    let mut backend = config.backend.resolve(device)?;
-    // Auto means "the fastest that runs this net": the native code runs only the MLPs.
-    // Without libtorch that is the only choice, and the refusal should say so.
-    let only_native = cfg!(not(feature = "torch"));
-    if (config.backend == Backend::Auto || only_native) && net.meta.arch.mlp().is_none() {
-        backend = Backend::Torch;
-    }
-    match (backend, config.precision) {
-        (Backend::Native, p) if p.is_half() => Err(format!(
-            "Precision {p} needs the torch backend on a CUDA device; the native backend runs \
-             int8 or fp32"
-        )),
-        (Backend::Native, precision) => {
+    match route_of(&net, origin, device, config.backend, config.precision)? {
+        Route::Native(arithmetic) => {
             let simd = Simd::chosen()?;
-            let native = match precision {
-                Precision::Fp32 => NativeEvaluator::with(&net, origin, simd, Arithmetic::F32),
-                Precision::Int8 => NativeEvaluator::with(&net, origin, simd, Arithmetic::Int8),
+            let native = match arithmetic {
+                Some(arithmetic) => NativeEvaluator::with(&net, origin, simd, arithmetic),
                 // The fastest that covers the net: int8, else the f32 reference.
-                _ => NativeEvaluator::with(&net, origin, simd, Arithmetic::Int8)
+                None => NativeEvaluator::with(&net, origin, simd, Arithmetic::Int8)
                     .or_else(|_| NativeEvaluator::with(&net, origin, simd, Arithmetic::F32)),
             };
             Ok(Arc::new(native.map_err(fail)?))
         }
-        (_, Precision::Int8) => Err(format!(
-            "Precision int8 runs on the native backend; the {} net of '{origin}' runs on \
-             libtorch: use Precision auto or fp32",
-            net.meta.arch.family_name()
-        )),
-        _ => start_torch(net, origin, device, config),
+        Route::Torch(precision) => start_torch(
+            net,
+            origin,
+            device,
+            NetEvaluatorConfig {
+                precision,
+                ..config
+            },
+        ),
     }
 }
 
@@ -341,6 +365,42 @@ mod tests {
         .expect("a policy net is not an evaluator");
         assert!(e.contains("scores moves, not positions"), "{e}");
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    #[cfg(feature = "torch")]
+    fn a_precision_the_backend_cannot_run_is_refused_with_advice() {
+        let torch = |precision| NetEvaluatorConfig {
+            backend: Backend::Torch,
+            precision,
+            ..NetEvaluatorConfig::default()
+        };
+        let e = open(
+            &EvalSpec::Embedded,
+            DeviceChoice::Cpu,
+            torch(Precision::Bf16),
+        )
+        .err()
+        .expect("bf16 needs CUDA");
+        assert!(
+            e.contains("needs a CUDA device") && e.contains("use fp32"),
+            "{e}"
+        );
+        let e = open(
+            &EvalSpec::Embedded,
+            DeviceChoice::Cpu,
+            torch(Precision::Int8),
+        )
+        .err()
+        .expect("int8 is native only");
+        assert!(e.contains("int8 runs on the native backend"), "{e}");
+        let eval = open(
+            &EvalSpec::Embedded,
+            DeviceChoice::Cpu,
+            torch(Precision::Auto),
+        )
+        .expect("libtorch's auto is fp32");
+        assert!(eval.info().name.contains("fp32"), "{}", eval.info().name);
     }
 
     #[test]

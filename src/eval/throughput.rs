@@ -9,6 +9,7 @@
 //! children scored incrementally from their parent, as the search calls it (every legal
 //! child of each position of a fixed walk).
 
+use super::route::Route;
 use super::threads::auto_torch_threads;
 use super::torch::model::Model;
 use super::{Backend, Encoder, Evaluator, NativeEvaluator, Precision};
@@ -84,13 +85,19 @@ pub fn measure(net: &NetFile, config: &ThroughputConfig) -> Result<Throughput, N
             config.batch
         )));
     }
-    let backend = config
-        .backend
-        .resolve(config.device)
-        .map_err(NetError::BadConfig)?;
-    if backend == Backend::Native {
-        return measure_native(net, config);
-    }
+    // The backend and precision an evaluator of this net would run in.
+    let precision = match super::open::route_of(
+        net,
+        "the net",
+        config.device,
+        config.backend,
+        config.precision,
+    )
+    .map_err(NetError::BadConfig)?
+    {
+        Route::Native(_) => return measure_native(net, config),
+        Route::Torch(precision) => precision,
+    };
     let device = config.device.resolve()?;
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let mut model = Model::build(
@@ -98,7 +105,7 @@ pub fn measure(net: &NetFile, config: &ThroughputConfig) -> Result<Throughput, N
         device,
         config.batch,
         config.encoder,
-        config.precision,
+        precision,
         config.torch_threads,
     )?;
     let threads = if config.torch_threads > 0 {

@@ -19,7 +19,7 @@
 
 use super::model::{EncoderTiming, Model};
 use crate::chess::CompactBoard;
-use crate::eval::settings::{Encoder, NetEvaluatorConfig, Precision, MAX_BATCH_LIMIT};
+use crate::eval::settings::{Encoder, NetEvaluatorConfig, MAX_BATCH_LIMIT};
 use crate::eval::threads::{auto_torch_threads, available_cores};
 use crate::eval::{
     net_breakdown, Backend, BatchStats, EvalError, EvalInfo, Evaluator, SearcherGuard,
@@ -93,7 +93,6 @@ pub struct NetEvaluator {
     shared: Arc<Shared>,
     info: EvalInfo,
     chosen: Chosen,
-    precision: Precision,
     cp_per_unit: f32,
     content_id: String,
     zero_sum: bool,
@@ -125,23 +124,14 @@ impl NetEvaluator {
     }
 
     /// Starts the evaluator thread on an already validated net; returns once the model is
-    /// built and warmed up (and, for `Encoder::Auto`, the encoder chosen).
+    /// built and warmed up (and, for `Encoder::Auto`, the encoder chosen). The precision is
+    /// run as given: the opener (`eval::open`) chose it.
     pub fn from_net(
         net: NetFile,
         origin: &str,
         device: DeviceChoice,
-        mut config: NetEvaluatorConfig,
+        config: NetEvaluatorConfig,
     ) -> Result<Self, NetError> {
-        if config.precision == Precision::Int8 {
-            return Err(NetError::BadConfig(
-                "Precision int8 runs on the native backend only; use auto or fp32 with libtorch"
-                    .to_string(),
-            ));
-        }
-        // libtorch's fastest that holds its bound is fp32.
-        if config.precision == Precision::Auto {
-            config.precision = Precision::Fp32;
-        }
         if config.max_batch == 0 || config.max_batch > MAX_BATCH_LIMIT {
             return Err(NetError::BadConfig(format!(
                 "max_batch must be between 1 and {MAX_BATCH_LIMIT}, got {}",
@@ -149,7 +139,6 @@ impl NetEvaluator {
             )));
         }
         let device = device.resolve()?;
-        config.precision.check_device(device)?;
         let stem = Path::new(origin)
             .file_stem()
             .map_or_else(|| origin.to_string(), |s| s.to_string_lossy().into_owned());
@@ -198,14 +187,14 @@ impl NetEvaluator {
                 info: EvalInfo {
                     name: format!(
                         "net {stem} ({preset}, {} encoder, {})",
-                        chosen.encoder, config.precision
+                        chosen.encoder,
+                        config.precision.torch_name()
                     ),
                     device: device_name(device),
                     max_batch: config.max_batch,
                     backend: Some(Backend::Torch),
                 },
                 chosen,
-                precision: config.precision,
                 cp_per_unit,
                 content_id,
                 zero_sum,
@@ -262,10 +251,6 @@ impl NetEvaluator {
     /// Per-position forward cost of each encoder, when `Auto` measured them at load.
     pub fn encoder_timing(&self) -> Option<EncoderTiming> {
         self.chosen.timing
-    }
-
-    pub fn precision(&self) -> Precision {
-        self.precision
     }
 
     /// Registered searchers right now.
@@ -821,18 +806,6 @@ mod tests {
             eval.evaluate(&bs, &mut out).expect("evaluates");
             assert_close(&out, &want);
         }
-    }
-
-    #[test]
-    fn half_precision_on_the_cpu_is_refused_with_advice() {
-        let config = NetEvaluatorConfig {
-            precision: Precision::Bf16,
-            ..Default::default()
-        };
-        let err = NetEvaluator::load(&net_path(11), DeviceChoice::Cpu, config)
-            .err()
-            .expect("bf16 needs CUDA");
-        assert!(err.to_string().contains("use fp32"), "{err}");
     }
 
     #[test]

@@ -17,24 +17,25 @@ use tch::{nn::VarStore, Device, Kind, Tensor};
 const MAX_FEATURES: usize = 64;
 
 impl Precision {
+    /// The tensor kind a net runs in. Which precision may run where is the opener's rule
+    /// (`eval::route`), which gives libtorch fp32 or a half precision on CUDA; the others
+    /// (`auto`, left by a caller that builds a model itself, and `int8`, refused first) run
+    /// in fp32, the reference.
     pub fn kind(self) -> Kind {
         match self {
-            // Int8 is the native backend's; the opener refuses it before libtorch is asked.
             Precision::Auto | Precision::Fp32 | Precision::Int8 => Kind::Float,
             Precision::Fp16 => Kind::Half,
             Precision::Bf16 => Kind::BFloat16,
         }
     }
 
-    /// Half precisions are refused on the CPU: libtorch's CPU half kernels are slow or
-    /// missing, and fp32 is exact enough there.
-    pub fn check_device(self, device: Device) -> Result<(), NetError> {
-        if self.is_half() && !device.is_cuda() {
-            return Err(NetError::BadConfig(format!(
-                "precision {self} needs a CUDA device; use fp32 on the CPU"
-            )));
+    /// The name of [`Precision::kind`], for the evaluator's name.
+    pub fn torch_name(self) -> &'static str {
+        match self.kind() {
+            Kind::Half => "fp16",
+            Kind::BFloat16 => "bf16",
+            _ => "fp32",
         }
-        Ok(())
     }
 }
 
@@ -86,7 +87,6 @@ impl Model {
         precision: Precision,
         torch_threads: usize,
     ) -> Result<Self, NetError> {
-        precision.check_device(device)?;
         let arch = net.meta.arch.clone();
         if !arch.scores_positions() {
             return Err(NetError::BadConfig(format!(
@@ -421,11 +421,8 @@ mod tests {
     }
 
     #[test]
-    fn half_precision_is_refused_on_the_cpu() {
-        let err = Model::build(&net(), Device::Cpu, 8, Encoder::Dense, Precision::Fp16, 1)
-            .err()
-            .expect("fp16 on cpu is refused");
-        assert!(err.to_string().contains("needs a CUDA device"), "{err}");
+    fn settings_parse_by_name() {
+        // Half precision on the CPU is refused before a model is built (`eval::route`).
         assert_eq!("BF16".parse::<Precision>(), Ok(Precision::Bf16));
         assert!("fp8".parse::<Precision>().is_err());
         assert_eq!(" Sparse".parse::<Encoder>(), Ok(Encoder::Sparse));
