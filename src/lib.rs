@@ -14,6 +14,8 @@
 //! - `uci` parses text into commands and formats the engine's reports; `bench` runs the
 //!   fixed search signature (the UCI `bench` command calls it, so `uci` may use `bench`).
 //!
+//! - `choice` (below every layer): the macro that makes a choice enum (`Backend`,
+//!   `Precision`, …) from one table of names; it names no other module.
 //! - `features` (after `chess`): about 200 named, hand-made static features of a position
 //!   (Stockfish 10-style evaluation terms per side) for an RBF evaluator; it depends on
 //!   `chess` and shakmaty only, and any later layer may use it.
@@ -33,6 +35,10 @@
 //! The `torch` feature (on by default) brings libtorch: the torch backend, the CNN and policy
 //! modules, `train` and `harden`. Without it the crate is the engine on the native backend;
 //! each model's layout (`net`'s architectures and file format) is the same in both builds.
+
+// First, so that every module below may expand its macro.
+#[macro_use]
+mod choice;
 
 pub mod bench;
 pub mod chess;

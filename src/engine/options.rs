@@ -57,29 +57,17 @@ pub struct Options {
     pub syzygy_probe_limit: usize,
 }
 
-/// How `go` chooses a move.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PlayMode {
-    /// Alpha-beta over the evaluator.
-    Search,
-    /// The policy's composed argmax over legal moves, without search (ConvChess's player).
-    Policy,
-    /// The child the evaluator scores best, without search (the net as a depth-1 player).
-    Greedy,
-}
-
-impl std::str::FromStr for PlayMode {
-    type Err = String;
-    fn from_str(text: &str) -> Result<PlayMode, String> {
-        match text.trim().to_ascii_lowercase().as_str() {
-            "search" => Ok(PlayMode::Search),
-            "policy" => Ok(PlayMode::Policy),
-            "greedy" => Ok(PlayMode::Greedy),
-            other => Err(format!(
-                "PlayMode must be search, policy or greedy, got '{}'",
-                excerpt(other, 40)
-            )),
-        }
+choice_enum! {
+    /// How `go` chooses a move.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub enum PlayMode("play mode") {
+        /// Alpha-beta over the evaluator.
+        Search = "search",
+        /// The policy's composed argmax over legal moves, without search (ConvChess's
+        /// player).
+        Policy = "policy",
+        /// The child the evaluator scores best, without search (the net as a depth-1 player).
+        Greedy = "greedy",
     }
 }
 
@@ -280,8 +268,8 @@ impl OptionId {
                 default: EVAL_EMBEDDED,
             },
             OptionId::Device => OptionKind::Combo {
-                default: "auto",
-                choices: &["auto", "cpu", "cuda"],
+                default: DeviceChoice::Auto.name(),
+                choices: DeviceChoice::NAMES,
             },
             OptionId::Ponder => OptionKind::Check { default: false },
             OptionId::MaxBatch => OptionKind::Spin {
@@ -290,21 +278,21 @@ impl OptionId {
                 max: MAX_BATCH_MAX as u64,
             },
             OptionId::Precision => OptionKind::Combo {
-                default: "auto",
-                choices: &["auto", "fp32", "int8", "fp16", "bf16"],
+                default: Precision::Auto.name(),
+                choices: Precision::NAMES,
             },
             OptionId::Encoder => OptionKind::Combo {
-                default: "auto",
-                choices: &["auto", "dense", "sparse"],
+                default: Encoder::Auto.name(),
+                choices: Encoder::NAMES,
             },
             OptionId::Backend => OptionKind::Combo {
-                default: "auto",
-                choices: &["auto", "native", "torch"],
+                default: Backend::Auto.name(),
+                choices: Backend::NAMES,
             },
             OptionId::Policy => OptionKind::Text { default: EMPTY },
             OptionId::PlayMode => OptionKind::Combo {
-                default: "search",
-                choices: &["search", "policy", "greedy"],
+                default: PlayMode::Search.name(),
+                choices: PlayMode::NAMES,
             },
             OptionId::MultiPv => OptionKind::Spin {
                 default: 1,
@@ -428,7 +416,10 @@ pub fn parse_change(name: &str, value: &str) -> Result<OptionChange, String> {
             .map(OptionChange::Backend)
             .map_err(|e| format!("Backend: {e}")),
         OptionId::Policy => Ok(OptionChange::Policy(optional_path(value))),
-        OptionId::PlayMode => value.parse::<PlayMode>().map(OptionChange::PlayMode),
+        OptionId::PlayMode => value
+            .parse::<PlayMode>()
+            .map(OptionChange::PlayMode)
+            .map_err(|e| format!("PlayMode: {e}")),
         OptionId::MultiPv => Ok(OptionChange::MultiPv(spin(id, value)? as usize)),
         // GUIs send a button without a value; one sent with a value still presses it.
         OptionId::ClearHash => Ok(OptionChange::ClearHash),

@@ -2,48 +2,22 @@
 //! the native CPU code in `eval::native`. Both read the same `.safetensors` file. Which one
 //! a setting means on a device is the opener's rule, in `eval::route`.
 
-use std::str::FromStr;
-
 /// How a build without the `torch` feature starts refusing what needs libtorch.
 pub const NO_LIBTORCH: &str = "this build has no libtorch (it was built without the `torch` \
      feature, e.g. by `make`); build with default features (`cargo build --release`, or \
      scripts/setup.sh) for the torch backend, CUDA, and CNN and policy nets";
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum Backend {
-    /// Native unless CUDA is asked for by name (`Device cuda`): on one H200 the native code
-    /// on that machine's CPUs searched 11× the nodes a second of libtorch on the GPU fed by 16
-    /// threads (bench/records/gpu.md), so a GPU found by `Device auto` is left to
-    /// the nets the native code does not run.
-    #[default]
-    Auto,
-    Native,
-    Torch,
-}
-
-impl FromStr for Backend {
-    type Err = String;
-
-    fn from_str(text: &str) -> Result<Self, String> {
-        match text.trim().to_ascii_lowercase().as_str() {
-            "auto" => Ok(Backend::Auto),
-            "native" => Ok(Backend::Native),
-            "torch" => Ok(Backend::Torch),
-            _ => Err(format!(
-                "unknown backend '{}'; use auto, native or torch",
-                text.trim()
-            )),
-        }
-    }
-}
-
-impl std::fmt::Display for Backend {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Backend::Auto => "auto",
-            Backend::Native => "native",
-            Backend::Torch => "torch",
-        })
+choice_enum! {
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+    pub enum Backend("backend") {
+        /// Native unless CUDA is asked for by name (`Device cuda`): on one H200 the native
+        /// code on that machine's CPUs searched 11× the nodes a second of libtorch on the GPU
+        /// fed by 16 threads (bench/records/gpu.md), so a GPU found by `Device auto` is left to
+        /// the nets the native code does not run.
+        #[default]
+        Auto = "auto",
+        Native = "native",
+        Torch = "torch",
     }
 }
 

@@ -1,39 +1,16 @@
 //! Which device inference runs on, chosen by the user as text.
 
+#[cfg(feature = "torch")]
 use super::NetError;
-use std::str::FromStr;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum DeviceChoice {
-    /// CUDA when this build and machine have it, else CPU.
-    #[default]
-    Auto,
-    Cpu,
-    Cuda,
-}
-
-impl FromStr for DeviceChoice {
-    type Err = NetError;
-
-    fn from_str(text: &str) -> Result<Self, NetError> {
-        match text.trim().to_ascii_lowercase().as_str() {
-            "auto" => Ok(DeviceChoice::Auto),
-            "cpu" => Ok(DeviceChoice::Cpu),
-            "cuda" => Ok(DeviceChoice::Cuda),
-            _ => Err(NetError::BadDevice {
-                text: text.to_string(),
-            }),
-        }
-    }
-}
-
-impl std::fmt::Display for DeviceChoice {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            DeviceChoice::Auto => "auto",
-            DeviceChoice::Cpu => "cpu",
-            DeviceChoice::Cuda => "cuda",
-        })
+choice_enum! {
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+    pub enum DeviceChoice("device") {
+        /// CUDA when this build and machine have it, else CPU.
+        #[default]
+        Auto = "auto",
+        Cpu = "cpu",
+        Cuda = "cuda",
     }
 }
 
@@ -98,10 +75,9 @@ mod tests {
 
     #[test]
     fn rejects_unknown_with_the_valid_choices() {
-        let err = "gpu"
+        let msg = "gpu"
             .parse::<DeviceChoice>()
             .expect_err("gpu is not a choice");
-        let msg = err.to_string();
         assert!(
             msg.contains("gpu") && msg.contains("auto, cpu or cuda"),
             "{msg}"

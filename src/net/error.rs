@@ -76,8 +76,6 @@ pub enum NetError {
     UnknownPreset { name: String, valid: String },
     #[error("invalid architecture {widths}: {reason}")]
     BadArch { widths: String, reason: String },
-    #[error("unknown device `{text}`; use auto, cpu or cuda")]
-    BadDevice { text: String },
     #[error("CUDA was requested but is unavailable in this build or on this machine; install a CUDA libtorch with `scripts/libtorch.sh --cuda`, point LIBTORCH at it and build with `cargo build --release --features cuda`, or choose device cpu")]
     CudaUnavailable,
     #[error("invalid evaluator setting: {0}")]

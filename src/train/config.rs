@@ -194,7 +194,7 @@ impl TrainConfig {
         }
         self.device
             .parse::<crate::net::DeviceChoice>()
-            .map_err(anyhow::Error::from)?;
+            .map_err(anyhow::Error::msg)?;
         let checks: [(bool, &str); 11] = [
             (
                 (0.0..=1.0).contains(&self.lambda),

@@ -84,7 +84,11 @@ fn run<O: Objective>(
     stop: &AtomicBool,
     log: &mut dyn FnMut(&str),
 ) -> Result<TrainOutcome> {
-    let device = config.device.parse::<DeviceChoice>()?.resolve()?;
+    let device = config
+        .device
+        .parse::<DeviceChoice>()
+        .map_err(anyhow::Error::msg)?
+        .resolve()?;
     let out = &config.out_dir;
     let mut meta = NetMeta::for_preset(&config.preset)?;
     // A win/loss net's scale is the logistic one its preset sets (net::file); the
