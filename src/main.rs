@@ -1,14 +1,9 @@
 //! The `cerise` binary: the UCI loop by default, plus bench, perft and net tools. The tools
 //! that need libtorch (training, net evaluation, `net`) exist only with the `torch` feature.
 
-use cerise::bench::{self, BenchConfig};
 use cerise::chess::perft;
-use cerise::chess::perft::perft_lines;
-use cerise::chess::Position;
 #[cfg(feature = "torch")]
-use cerise::eval::throughput::{self, ThroughputConfig};
-use cerise::eval::{Backend, Encoder, NetEvaluatorConfig, Precision};
-use cerise::net::device::DeviceChoice;
+use cerise::eval::Precision;
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -44,36 +39,7 @@ enum Cmd {
     /// Speak UCI on stdin/stdout (the default).
     Uci,
     /// Search fixed positions; the last line is `N nodes M nps`.
-    Bench {
-        /// Search depth per position (default 9 for material and fake, 6 for a net).
-        depth: Option<u32>,
-        /// Search threads.
-        threads: Option<usize>,
-        /// `<embedded>` (the default net), `material`, `fake`, or a .safetensors path.
-        #[arg(long, default_value = "<embedded>")]
-        eval: String,
-        /// Where a net runs: auto, cpu or cuda.
-        #[arg(long, default_value = "auto")]
-        device: DeviceChoice,
-        /// Largest forward pass of a net evaluator.
-        #[arg(long, default_value_t = cerise::engine::options::MAX_BATCH_DEFAULT)]
-        max_batch: usize,
-        /// Net precision: auto (int8 on the native backend, fp32 on libtorch), fp32, int8
-        /// (native), or fp16/bf16 on CUDA.
-        #[arg(long, default_value = "auto")]
-        precision: Precision,
-        /// Net input encoder: auto (timed at load), dense or sparse.
-        #[arg(long, default_value = "auto")]
-        encoder: Encoder,
-        /// What runs a net: native (the default, whose node count is the same on every
-        /// machine), torch, or auto (native, unless the device is cuda by name: then torch).
-        #[arg(long, default_value = "native")]
-        backend: Backend,
-        /// A convchess-policy file ordering the quiet moves, as the engine's Policy option
-        /// does (the node count then differs from the signature).
-        #[arg(long)]
-        policy: Option<String>,
-    },
+    Bench(cerise::bench::BenchArgs),
     /// Count move-generation leaves, split by root move.
     Perft {
         depth: u32,
@@ -236,31 +202,7 @@ enum NetCmd {
     },
     /// Raw forward throughput (positions/s, encoding from CompactBoard included) of a net
     /// at one batch size: the ceiling `bench` evals/s is compared with.
-    Throughput {
-        /// A fresh net of this preset (weights do not change the speed).
-        #[arg(long, conflicts_with = "net", required_unless_present = "net")]
-        preset: Option<String>,
-        /// A .safetensors net file.
-        #[arg(long)]
-        net: Option<PathBuf>,
-        #[arg(long)]
-        batch: usize,
-        /// auto (native, unless the device is cuda by name: then torch), native or torch.
-        #[arg(long, default_value = "auto")]
-        backend: Backend,
-        #[arg(long, default_value = "auto")]
-        device: DeviceChoice,
-        #[arg(long, default_value = "auto")]
-        precision: Precision,
-        #[arg(long, default_value = "auto")]
-        encoder: Encoder,
-        /// libtorch intra-op threads; 0 applies the evaluator's rule.
-        #[arg(long, default_value_t = 0)]
-        torch_threads: usize,
-        /// Timed seconds after the warm-up.
-        #[arg(long, default_value_t = 3.0)]
-        seconds: f64,
-    },
+    Throughput(cerise::eval::throughput::ThroughputArgs),
 }
 
 fn main() -> ExitCode {
@@ -279,59 +221,28 @@ fn main() -> ExitCode {
     }
 }
 
-/// `cerise datagen --out F`: Ctrl-C or SIGTERM stops it after the games in order so far are
-/// committed (a harder kill loses nothing either: the same command resumes).
-fn datagen(args: &cerise::selfplay::DatagenArgs) -> Result<(), String> {
-    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let flag = stop.clone();
-    if let Err(e) = ctrlc::set_handler(move || {
-        eprintln!("[datagen] stopping: committing the games in order so far");
-        flag.store(true, std::sync::atomic::Ordering::Relaxed);
-    }) {
-        eprintln!("[datagen] cannot catch Ctrl-C ({e}); a kill still loses no whole game");
-    }
-    let summary = cerise::selfplay::run_datagen(args, stop).map_err(|e| format!("{e:#}"))?;
-    out!("{summary}");
+/// A tool's result on stdout, or its error (with its causes) for `main` to report.
+fn show<T: std::fmt::Display>(result: anyhow::Result<T>) -> Result<(), String> {
+    let shown = result.map_err(|e| format!("{e:#}"))?;
+    out!("{shown}");
     Ok(())
 }
 
+/// As [`show`], for a report that ends its own last line.
+fn show_trimmed<T: std::fmt::Display>(result: anyhow::Result<T>) -> Result<(), String> {
+    show(result.map(|shown| shown.to_string().trim_end().to_string()))
+}
+
+/// Each command to the function that runs it, next to what it drives.
 fn run(command: Cmd) -> Result<(), String> {
+    let print = &mut |line: String| out!("{line}");
     match command {
         Cmd::Uci => {
             cerise::uci::run_stdio();
             Ok(())
         }
-        Cmd::Bench {
-            depth,
-            threads,
-            eval,
-            device,
-            max_batch,
-            precision,
-            encoder,
-            backend,
-            policy,
-        } => {
-            let config = NetEvaluatorConfig {
-                max_batch,
-                precision,
-                encoder,
-                backend,
-                ..NetEvaluatorConfig::default()
-            };
-            let eval = cerise::eval::open::open_text(&eval, device, config)?;
-            let mut config = BenchConfig::for_evaluator(eval.as_ref(), depth, threads);
-            if let Some(path) = policy {
-                config.policy = Some(std::sync::Arc::new(cerise::eval::open::open_policy(&path)?));
-            }
-            eprintln!("{}", bench::header_line(&config, eval.as_ref()));
-            let summary = bench::run(&config, eval, &mut |line| eprintln!("{line}"))?;
-            eprintln!(
-                "{} positions, depth {}, {:.2} s",
-                summary.positions,
-                config.depth,
-                summary.elapsed.as_secs_f64()
-            );
+        Cmd::Bench(args) => {
+            let summary = cerise::bench::run_cli(&args)?;
             out!("{}", summary.stats_line());
             out!("{}", summary.final_line());
             Ok(())
@@ -341,212 +252,86 @@ fn run(command: Cmd) -> Result<(), String> {
             fen,
             chess960,
         } => {
-            let mode = castling_mode(chess960);
-            let position = match fen {
-                Some(fen) => Position::from_fen_in(&fen, mode).map_err(|e| e.to_string())?,
-                None => Position::startpos_in(mode),
-            };
-            let started = std::time::Instant::now();
-            let lines = perft_lines(&position, depth);
-            let elapsed = started.elapsed();
-            for line in &lines {
-                out!("{line}");
-            }
+            let (lines, elapsed) = perft::perft_cli(depth, fen.as_deref(), chess960)?;
+            lines.into_iter().for_each(print);
             eprintln!("time {} ms", elapsed.as_millis());
             Ok(())
         }
         Cmd::TbProbe { path, fens } => {
-            let tables = cerise::chess::syzygy::Tablebases::open(&path)?;
-            let text = std::fs::read_to_string(&fens)
-                .map_err(|e| format!("cannot read {}: {e}", fens.display()))?;
-            for (n, line) in text.lines().enumerate() {
-                let fen = line.trim();
-                if fen.is_empty() || fen.starts_with('#') {
-                    continue;
-                }
-                let pos = Position::from_fen(fen)
-                    .map_err(|e| format!("{}:{}: {e}", fens.display(), n + 1))?;
-                match tables.probe_raw(&pos) {
-                    Ok((wdl, dtz)) => out!("{fen} ; wdl {wdl} ; dtz {dtz}"),
-                    Err(e) => out!("{fen} ; error {e}"),
-                }
-            }
-            Ok(())
+            cerise::chess::syzygy::Tablebases::open(&path)?.probe_file(&fens, print)
         }
         Cmd::PerftSuite {
             file,
             depth,
             chess960,
-        } => perft_suite(&file, depth, castling_mode(chess960)),
+        } => perft::suite_cli(&file, depth, chess960, print),
         #[cfg(feature = "pgn")]
         Cmd::Data {
             command: DataCmd::Triplets(args),
-        } => {
-            let summary = cerise::data::run_triplets_cli(&args).map_err(|e| format!("{e:#}"))?;
-            out!("{summary}");
-            Ok(())
-        }
+        } => show(cerise::data::run_triplets_cli(&args)),
         #[cfg(feature = "pgn")]
         Cmd::Data {
             command: DataCmd::Positions(args),
-        } => {
-            let summary = cerise::data::run_positions_cli(&args).map_err(|e| format!("{e:#}"))?;
-            out!("{summary}");
-            Ok(())
-        }
+        } => show(cerise::data::run_positions_cli(&args)),
         Cmd::Data {
             command: DataCmd::PositionsInfo(args),
-        } => {
-            let info = cerise::data::run_positions_info(&args).map_err(|e| format!("{e:#}"))?;
-            out!("{info}");
-            Ok(())
-        }
+        } => show(cerise::data::run_positions_info(&args)),
         #[cfg(feature = "pgn")]
         Cmd::Data {
             command: DataCmd::Label(args),
-        } => {
-            let summary = cerise::data::run_label_cli(&args).map_err(|e| format!("{e:#}"))?;
-            out!("{summary}");
-            Ok(())
-        }
+        } => show(cerise::data::run_label_cli(&args)),
         Cmd::Data {
             command: DataCmd::Merge(args),
-        } => {
-            let summary = cerise::data::run_merge_cli(&args).map_err(|e| format!("{e:#}"))?;
-            out!("{summary}");
-            Ok(())
-        }
+        } => show(cerise::data::run_merge_cli(&args)),
         #[cfg(feature = "torch")]
         Cmd::Data {
             command: DataCmd::Harden(args),
-        } => {
-            let c = cerise::harden::run_harden_cli(&args).map_err(|e| format!("{e:#}"))?;
-            out!(
-                "{} triplets written to {}: {} hardened, {} kept random where the net agrees \
-                 with the move played ({:.1}% of those it judged), {} not offered, {} whose \
-                 played move could not be regenerated",
-                c.total(),
-                args.out.display(),
-                c.hardened,
-                c.agrees,
-                100.0 * c.agreement(),
-                c.not_offered,
-                c.unmatched
-            );
-            Ok(())
-        }
-        Cmd::Datagen(DatagenCli {
-            command: Some(DatagenCmd::Info(args)),
-            ..
-        }) => {
-            let info = cerise::data::selfplay::info::run_selfplay_info(&args)
-                .map_err(|e| format!("{e:#}"))?;
-            out!("{info}");
-            Ok(())
-        }
-        #[cfg(feature = "pgn")]
-        Cmd::Datagen(DatagenCli {
-            command: Some(DatagenCmd::Triplets(args)),
-            ..
-        }) => {
-            let summary = cerise::data::selfplay::triplets::run_selfplay_triplets(&args)
-                .map_err(|e| format!("{e:#}"))?;
-            out!("{summary}");
-            Ok(())
-        }
+        } => show(cerise::harden::run_harden_cli(&args).map(|c| c.report(&args.out))),
+        Cmd::Datagen(DatagenCli { command, run }) => match (command, run) {
+            (Some(DatagenCmd::Info(args)), _) => {
+                show(cerise::data::selfplay::info::run_selfplay_info(&args))
+            }
+            #[cfg(feature = "pgn")]
+            (Some(DatagenCmd::Triplets(args)), _) => show(
+                cerise::data::selfplay::triplets::run_selfplay_triplets(&args),
+            ),
+            #[cfg(feature = "torch")]
+            (Some(DatagenCmd::Wdl(args)), _) => {
+                show_trimmed(cerise::train::wdl::run_selfplay_wdl(&args))
+            }
+            (Some(DatagenCmd::Merge(args)), _) => {
+                show_trimmed(cerise::data::selfplay::merge::run_selfplay_merge(&args))
+            }
+            (Some(DatagenCmd::Pack(args)), _) => {
+                show_trimmed(cerise::data::selfplay::pack::run_pack(&args))
+            }
+            (Some(DatagenCmd::Unpack(args)), _) => {
+                show_trimmed(cerise::data::selfplay::pack::run_unpack(&args))
+            }
+            (None, Some(args)) => show(cerise::selfplay::run_datagen_cli(&args)),
+            (None, None) => Err(
+                "datagen needs --out FILE (or a subcommand); see `cerise datagen --help`"
+                    .to_string(),
+            ),
+        },
         #[cfg(feature = "torch")]
-        Cmd::Datagen(DatagenCli {
-            command: Some(DatagenCmd::Wdl(args)),
-            ..
-        }) => {
-            let fit = cerise::train::wdl::run_selfplay_wdl(&args).map_err(|e| format!("{e:#}"))?;
-            out!("{}", fit.to_string().trim_end());
-            Ok(())
-        }
-        Cmd::Datagen(DatagenCli {
-            command: Some(DatagenCmd::Merge(args)),
-            ..
-        }) => {
-            let summary = cerise::data::selfplay::merge::run_selfplay_merge(&args)
-                .map_err(|e| format!("{e:#}"))?;
-            out!("{}", summary.to_string().trim_end());
-            Ok(())
-        }
-        Cmd::Datagen(DatagenCli {
-            command: Some(DatagenCmd::Pack(args)),
-            ..
-        }) => {
-            let summary =
-                cerise::data::selfplay::pack::run_pack(&args).map_err(|e| format!("{e:#}"))?;
-            out!("{}", summary.to_string().trim_end());
-            Ok(())
-        }
-        Cmd::Datagen(DatagenCli {
-            command: Some(DatagenCmd::Unpack(args)),
-            ..
-        }) => {
-            let summary =
-                cerise::data::selfplay::pack::run_unpack(&args).map_err(|e| format!("{e:#}"))?;
-            out!("{}", summary.to_string().trim_end());
-            Ok(())
-        }
-        Cmd::Datagen(DatagenCli {
-            command: None,
-            run: Some(args),
-        }) => datagen(&args),
-        Cmd::Datagen(DatagenCli {
-            command: None,
-            run: None,
-        }) => Err(
-            "datagen needs --out FILE (or a subcommand); see `cerise datagen --help`".to_string(),
+        Cmd::Evalpolicy(args) => show(cerise::train::evalpolicy::run_evalpolicy_cli(&args)),
+        #[cfg(feature = "torch")]
+        Cmd::TrainRbf(args) => show(cerise::train::rbf::run_rbf_cli(&args)),
+        #[cfg(feature = "torch")]
+        Cmd::TrainRegress(args) => show(cerise::train::regress::run_regress_cli(&args)),
+        #[cfg(feature = "torch")]
+        Cmd::Train(args) if args.plot => show(
+            args.resolve()
+                .and_then(|config| cerise::train::redraw_curves(&config))
+                .map(|path| format!("curves {}", path.display())),
         ),
         #[cfg(feature = "torch")]
-        Cmd::Evalpolicy(args) => {
-            let report = cerise::train::evalpolicy::run_evalpolicy_cli(&args)
-                .map_err(|e| format!("{e:#}"))?;
-            out!("{report}");
-            Ok(())
-        }
+        Cmd::Train(args) => show(cerise::train::run_train_cli(&args)),
         #[cfg(feature = "torch")]
-        Cmd::TrainRbf(args) => {
-            let report = cerise::train::rbf::run_rbf_cli(&args).map_err(|e| format!("{e:#}"))?;
-            out!("{report}");
-            Ok(())
-        }
+        Cmd::Evalnet(args) => show(cerise::train::evalnet::run_evalnet_cli(&args)),
         #[cfg(feature = "torch")]
-        Cmd::TrainRegress(args) => {
-            let report =
-                cerise::train::regress::run_regress_cli(&args).map_err(|e| format!("{e:#}"))?;
-            out!("{report}");
-            Ok(())
-        }
-        #[cfg(feature = "torch")]
-        Cmd::Train(args) if args.plot => {
-            let config = args.resolve().map_err(|e| format!("{e:#}"))?;
-            let path = cerise::train::redraw_curves(&config).map_err(|e| format!("{e:#}"))?;
-            out!("curves {}", path.display());
-            Ok(())
-        }
-        #[cfg(feature = "torch")]
-        Cmd::Train(args) => {
-            let outcome = cerise::train::run_train_cli(&args).map_err(|e| format!("{e:#}"))?;
-            out!("{outcome}");
-            Ok(())
-        }
-        #[cfg(feature = "torch")]
-        Cmd::Evalnet(args) => {
-            let report =
-                cerise::train::evalnet::run_evalnet_cli(&args).map_err(|e| format!("{e:#}"))?;
-            out!("{report}");
-            Ok(())
-        }
-        #[cfg(feature = "torch")]
-        Cmd::Evalpos(args) => {
-            let report =
-                cerise::train::evalpos::run_evalpos_cli(&args).map_err(|e| format!("{e:#}"))?;
-            out!("{report}");
-            Ok(())
-        }
+        Cmd::Evalpos(args) => show(cerise::train::evalpos::run_evalpos_cli(&args)),
         #[cfg(feature = "torch")]
         Cmd::Net {
             command: NetCmd::Init { preset, out, seed },
@@ -565,171 +350,22 @@ fn run(command: Cmd) -> Result<(), String> {
                     tolerance,
                     precision,
                 },
-        } => compare_backends(net, &games, positions, tolerance, precision),
+        } => {
+            // The games are read by `data`, the backends compared by `eval`.
+            let boards = cerise::data::cli::game_positions(&games, positions)
+                .map_err(|e| format!("{e:#}"))?;
+            let report =
+                cerise::eval::agreement::run_compare(net.as_deref(), boards, tolerance, precision)?;
+            out!("{}", report.line());
+            report.check()
+        }
         #[cfg(feature = "torch")]
         Cmd::Net {
-            command:
-                NetCmd::Throughput {
-                    preset,
-                    net,
-                    batch,
-                    backend,
-                    device,
-                    precision,
-                    encoder,
-                    torch_threads,
-                    seconds,
-                },
+            command: NetCmd::Throughput(args),
         } => {
-            let net = match (net, preset) {
-                (Some(path), _) => cerise::net::load(&path).map_err(|e| e.to_string())?,
-                (None, Some(preset)) => fresh_net(&preset)?,
-                (None, None) => return Err("give --preset NAME or --net FILE".to_string()),
-            };
-            if !(seconds > 0.0 && seconds <= 3600.0) {
-                return Err(format!("--seconds must be in (0, 3600], got {seconds}"));
-            }
-            let config = ThroughputConfig {
-                backend,
-                batch,
-                device,
-                precision,
-                encoder,
-                torch_threads,
-                duration: std::time::Duration::from_secs_f64(seconds),
-            };
-            let result = throughput::measure(&net, &config).map_err(|e| e.to_string())?;
+            let result = cerise::eval::throughput::run_cli(&args)?;
             out!("{}", result.line());
             Ok(())
         }
-    }
-}
-
-/// `cerise net compare`: game positions, in order, into `eval::agreement`.
-#[cfg(feature = "torch")]
-fn compare_backends(
-    net: Option<PathBuf>,
-    games: &std::path::Path,
-    positions: u64,
-    tolerance: f32,
-    precision: Precision,
-) -> Result<(), String> {
-    use cerise::data::pgn::{GameFilter, GameVisitor};
-    use cerise::eval::native::Arithmetic;
-    let arithmetic = match precision {
-        Precision::Fp32 => Arithmetic::F32,
-        Precision::Int8 => Arithmetic::Int8,
-        other => return Err(format!("--precision {other}: compare fp32 or int8")),
-    };
-    let net = match net {
-        Some(path) => cerise::net::load(&path).map_err(|e| e.to_string())?,
-        None => cerise::eval::embedded::net().map_err(|e| e.to_string())?.0,
-    };
-    eprintln!(
-        "[compare] {} net, {} {}",
-        net.meta.preset,
-        net.meta.arch.family_name(),
-        net.meta.arch.describe()
-    );
-    let input = cerise::data::cli::open_pgn(games).map_err(|e| format!("{e:#}"))?;
-    let mut reader = pgn_reader::Reader::new(input.reader);
-    let mut visitor = GameVisitor::new(GameFilter::default());
-    let mut read_error = None;
-    let boards = std::iter::from_fn(|| loop {
-        match reader.read_game(&mut visitor) {
-            Ok(None) => return None,
-            Ok(Some(Ok(game))) => return Some(game),
-            Ok(Some(Err(_skipped))) => continue,
-            Err(e) if e.kind() == std::io::ErrorKind::InvalidData => continue,
-            Err(e) => {
-                read_error = Some(e);
-                return None;
-            }
-        }
-    })
-    .flat_map(|game| {
-        let mut pos = cerise::chess::Position::from_inner(game.start);
-        let mut line = vec![pos.clone()];
-        for m in &game.moves {
-            pos = pos.play(m);
-            line.push(pos.clone());
-        }
-        line
-    });
-    let started = std::time::Instant::now();
-    let report =
-        cerise::eval::agreement::compare(&net, boards, positions, tolerance, arithmetic, |n| {
-            eprint!(
-                "\r[compare] {n}/{positions} positions ({:.0} s)",
-                started.elapsed().as_secs_f64()
-            );
-        })
-        .map_err(|e| e.to_string())?;
-    eprintln!();
-    if let Some(e) = read_error {
-        return Err(format!("cannot read {}: {e}", games.display()));
-    }
-    out!("{}", report.line());
-    if report.over_tolerance > 0 {
-        return Err(format!(
-            "{} scores differ from libtorch by more than {tolerance} cp",
-            report.over_tolerance
-        ));
-    }
-    Ok(())
-}
-
-/// A seeded random net of `preset`, held in memory.
-#[cfg(feature = "torch")]
-fn fresh_net(preset: &str) -> Result<cerise::net::NetFile, String> {
-    let meta = cerise::net::NetMeta::for_preset(preset).map_err(|e| e.to_string())?;
-    let vs = tch::nn::VarStore::new(tch::Device::Cpu);
-    let _net = cerise::net::init::seeded(0, || cerise::net::NetModule::new(&vs.root(), &meta.arch));
-    cerise::net::NetFile::from_varstore(meta, &vs).map_err(|e| e.to_string())
-}
-
-fn castling_mode(chess960: bool) -> cerise::chess::CastlingMode {
-    if chess960 {
-        cerise::chess::CastlingMode::Chess960
-    } else {
-        cerise::chess::CastlingMode::Standard
-    }
-}
-
-fn perft_suite(
-    file: &std::path::Path,
-    depth: u32,
-    mode: cerise::chess::CastlingMode,
-) -> Result<(), String> {
-    let started = std::time::Instant::now();
-    let summary = perft::run_suite(file, depth, mode, |line| {
-        let status = if line.ok() { "ok" } else { "MISMATCH" };
-        let deepest = line.results.last().map_or(0, |r| r.depth);
-        out!(
-            "line {:>3}: {status:<8} depth {deepest} {:>12} nodes  {}",
-            line.line_no,
-            line.nodes,
-            line.fen
-        );
-    })?;
-    let secs = started.elapsed().as_secs_f64();
-    for (line_no, d, expected, actual) in &summary.mismatches {
-        out!("mismatch: line {line_no} depth {d}: expected {expected}, counted {actual}");
-    }
-    out!(
-        "{} positions, {} depths checked, {} mismatches, {} nodes in {secs:.1} s",
-        summary.positions,
-        summary.depths_checked,
-        summary.mismatches.len(),
-        summary.nodes
-    );
-    if summary.passed() {
-        Ok(())
-    } else {
-        Err(format!(
-            "{} perft mismatches in {}",
-            summary.mismatches.len(),
-            file.display()
-        ))
     }
 }

@@ -170,6 +170,73 @@ pub fn run_suite(
     Ok(summary)
 }
 
+/// `cerise perft`: the divide lines of `fen` (default: the start position) at `depth`, and
+/// the time the count took.
+pub fn perft_cli(
+    depth: u32,
+    fen: Option<&str>,
+    chess960: bool,
+) -> Result<(Vec<String>, std::time::Duration), String> {
+    let mode = castling_mode(chess960);
+    let position = match fen {
+        Some(fen) => Position::from_fen_in(fen, mode).map_err(|e| e.to_string())?,
+        None => Position::startpos_in(mode),
+    };
+    let started = std::time::Instant::now();
+    let lines = perft_lines(&position, depth);
+    Ok((lines, started.elapsed()))
+}
+
+/// `cerise perft-suite`: a line to `out` per position, then one per mismatch and the totals;
+/// an error when any count differs.
+pub fn suite_cli(
+    file: &Path,
+    depth: u32,
+    chess960: bool,
+    out: &mut dyn FnMut(String),
+) -> Result<(), String> {
+    let started = std::time::Instant::now();
+    let summary = run_suite(file, depth, castling_mode(chess960), |line| {
+        let status = if line.ok() { "ok" } else { "MISMATCH" };
+        let deepest = line.results.last().map_or(0, |r| r.depth);
+        out(format!(
+            "line {:>3}: {status:<8} depth {deepest} {:>12} nodes  {}",
+            line.line_no, line.nodes, line.fen
+        ));
+    })?;
+    let secs = started.elapsed().as_secs_f64();
+    for (line_no, d, expected, actual) in &summary.mismatches {
+        out(format!(
+            "mismatch: line {line_no} depth {d}: expected {expected}, counted {actual}"
+        ));
+    }
+    out(format!(
+        "{} positions, {} depths checked, {} mismatches, {} nodes in {secs:.1} s",
+        summary.positions,
+        summary.depths_checked,
+        summary.mismatches.len(),
+        summary.nodes
+    ));
+    if summary.passed() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{} perft mismatches in {}",
+            summary.mismatches.len(),
+            file.display()
+        ))
+    }
+}
+
+/// How a command's `--chess960` flag reads castling.
+pub fn castling_mode(chess960: bool) -> CastlingMode {
+    if chess960 {
+        CastlingMode::Chess960
+    } else {
+        CastlingMode::Standard
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

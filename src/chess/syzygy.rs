@@ -147,6 +147,26 @@ impl Tablebases {
         Some((outcome, ranked.into_iter().map(|r| r.0).collect()))
     }
 
+    /// `cerise tb-probe`: for each FEN of the file at `fens` (one a line; blank lines and `#`
+    /// comments skipped), `FEN ; wdl W ; dtz D` or `FEN ; error E` to `out`.
+    pub fn probe_file(&self, fens: &Path, out: &mut dyn FnMut(String)) -> Result<(), String> {
+        let text = std::fs::read_to_string(fens)
+            .map_err(|e| format!("cannot read {}: {e}", fens.display()))?;
+        for (n, line) in text.lines().enumerate() {
+            let fen = line.trim();
+            if fen.is_empty() || fen.starts_with('#') {
+                continue;
+            }
+            let pos = Position::from_fen(fen)
+                .map_err(|e| format!("{}:{}: {e}", fens.display(), n + 1))?;
+            match self.probe_raw(&pos) {
+                Ok((wdl, dtz)) => out(format!("{fen} ; wdl {wdl} ; dtz {dtz}")),
+                Err(e) => out(format!("{fen} ; error {e}")),
+            }
+        }
+        Ok(())
+    }
+
     /// The tables' own numbers for `pos`, as `cerise tb-probe` prints them to be checked
     /// against another prober: WDL as if the position came right after a zeroing move
     /// (−2 loss, −1 blessed loss, 0 draw, 1 cursed win, 2 win) and DTZ (plies to the next

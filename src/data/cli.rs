@@ -77,6 +77,40 @@ pub struct PgnInput {
     pub consumed: Rc<Cell<u64>>,
 }
 
+/// The positions of the readable games of the PGN file at `path` (`.pgn` or `.pgn.bz2`), in
+/// game order, each game from its start to its last move, until `limit` positions: what
+/// `cerise net compare` runs its two backends on.
+pub fn game_positions(path: &Path, limit: u64) -> Result<Vec<crate::chess::Position>> {
+    let input = open_pgn(path)?;
+    let mut positions = Vec::new();
+    let source = path.display().to_string();
+    super::games::for_each_game(
+        input.reader,
+        &source,
+        super::pgn::GameFilter::default(),
+        None,
+        |_, outcome| {
+            let Ok(game) = outcome else {
+                return Ok(std::ops::ControlFlow::Continue(()));
+            };
+            let mut pos = crate::chess::Position::from_inner(game.start);
+            positions.push(pos.clone());
+            for m in &game.moves {
+                pos = pos.play(m);
+                positions.push(pos.clone());
+            }
+            let full = positions.len() as u64 >= limit;
+            Ok(if full {
+                std::ops::ControlFlow::Break(())
+            } else {
+                std::ops::ControlFlow::Continue(())
+            })
+        },
+    )?;
+    positions.truncate(limit as usize);
+    Ok(positions)
+}
+
 /// Opens `path` for streaming, decompressing `.bz2` (multi-stream, as pbzip2 writes).
 pub fn open_pgn(path: &Path) -> Result<PgnInput> {
     let file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;

@@ -30,7 +30,62 @@ pub struct Agreement {
     pub arithmetic: Option<Arithmetic>,
 }
 
+/// `cerise net compare`: the net at `net` (default: the embedded one) compared on
+/// `positions`, in game order, in the native `precision` (fp32 or int8), with progress on
+/// stderr.
+pub fn run_compare(
+    net: Option<&std::path::Path>,
+    positions: Vec<Position>,
+    tolerance_cp: f32,
+    precision: super::Precision,
+) -> Result<Agreement, String> {
+    let arithmetic = match precision {
+        super::Precision::Fp32 => Arithmetic::F32,
+        super::Precision::Int8 => Arithmetic::Int8,
+        other => return Err(format!("--precision {other}: compare fp32 or int8")),
+    };
+    let net = match net {
+        Some(path) => crate::net::load(path).map_err(|e| e.to_string())?,
+        None => super::embedded::net().map_err(|e| e.to_string())?.0,
+    };
+    eprintln!(
+        "[compare] {} net, {} {}",
+        net.meta.preset,
+        net.meta.arch.family_name(),
+        net.meta.arch.describe()
+    );
+    let total = positions.len();
+    let started = std::time::Instant::now();
+    let report = compare(
+        &net,
+        positions.into_iter(),
+        total as u64,
+        tolerance_cp,
+        arithmetic,
+        |n| {
+            eprint!(
+                "\r[compare] {n}/{total} positions ({:.0} s)",
+                started.elapsed().as_secs_f64()
+            );
+        },
+    )
+    .map_err(|e| e.to_string())?;
+    eprintln!();
+    Ok(report)
+}
+
 impl Agreement {
+    /// An error when some score was further from libtorch than the tolerance.
+    pub fn check(&self) -> Result<(), String> {
+        if self.over_tolerance > 0 {
+            return Err(format!(
+                "{} scores differ from libtorch by more than {} cp",
+                self.over_tolerance, self.tolerance_cp
+            ));
+        }
+        Ok(())
+    }
+
     /// The mean |native − libtorch|.
     pub fn mean_diff_cp(&self) -> f64 {
         self.sum_diff_cp / self.scores.max(1) as f64

@@ -76,6 +76,59 @@ impl Throughput {
     }
 }
 
+/// `cerise net throughput`'s arguments.
+#[derive(clap::Args)]
+pub struct ThroughputArgs {
+    /// A fresh net of this preset (weights do not change the speed).
+    #[arg(long, conflicts_with = "net", required_unless_present = "net")]
+    pub preset: Option<String>,
+    /// A .safetensors net file.
+    #[arg(long)]
+    pub net: Option<std::path::PathBuf>,
+    #[arg(long)]
+    pub batch: usize,
+    /// auto (native, unless the device is cuda by name: then torch), native or torch.
+    #[arg(long, default_value = "auto")]
+    pub backend: Backend,
+    #[arg(long, default_value = "auto")]
+    pub device: DeviceChoice,
+    #[arg(long, default_value = "auto")]
+    pub precision: Precision,
+    #[arg(long, default_value = "auto")]
+    pub encoder: Encoder,
+    /// libtorch intra-op threads; 0 applies the evaluator's rule.
+    #[arg(long, default_value_t = 0)]
+    pub torch_threads: usize,
+    /// Timed seconds after the warm-up.
+    #[arg(long, default_value_t = 3.0)]
+    pub seconds: f64,
+}
+
+/// `cerise net throughput`: the net the arguments name, measured as they say.
+pub fn run_cli(args: &ThroughputArgs) -> Result<Throughput, String> {
+    let net = match (&args.net, &args.preset) {
+        (Some(path), _) => crate::net::load(path).map_err(|e| e.to_string())?,
+        (None, Some(preset)) => crate::net::init::fresh(preset).map_err(|e| e.to_string())?,
+        (None, None) => return Err("give --preset NAME or --net FILE".to_string()),
+    };
+    if !(args.seconds > 0.0 && args.seconds <= 3600.0) {
+        return Err(format!(
+            "--seconds must be in (0, 3600], got {}",
+            args.seconds
+        ));
+    }
+    let config = ThroughputConfig {
+        backend: args.backend,
+        batch: args.batch,
+        device: args.device,
+        precision: args.precision,
+        encoder: args.encoder,
+        torch_threads: args.torch_threads,
+        duration: Duration::from_secs_f64(args.seconds),
+    };
+    measure(&net, &config).map_err(|e| e.to_string())
+}
+
 /// Forwards of `batch` distinct realistic boards, back to back, for `config.duration`.
 pub fn measure(net: &NetFile, config: &ThroughputConfig) -> Result<Throughput, NetError> {
     if config.batch == 0 || config.batch > super::MAX_BATCH_LIMIT {

@@ -24,7 +24,7 @@ use crate::eval::Evaluator;
 use crate::net::device::DeviceChoice;
 use anyhow::{bail, Context, Result};
 use shakmaty::Position as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 /// Rewrite a triplet file with hard negatives: where the net prefers another move to the
@@ -94,6 +94,22 @@ impl HardenCounts {
     pub fn agreement(&self) -> f64 {
         let judged = self.agrees + self.hardened;
         self.agrees as f64 / judged.max(1) as f64
+    }
+
+    /// `cerise data harden`'s report, for the file written at `out`.
+    pub fn report(&self, out: &Path) -> String {
+        format!(
+            "{} triplets written to {}: {} hardened, {} kept random where the net agrees with \
+             the move played ({:.1}% of those it judged), {} not offered, {} whose played \
+             move could not be regenerated",
+            self.total(),
+            out.display(),
+            self.hardened,
+            self.agrees,
+            100.0 * self.agreement(),
+            self.not_offered,
+            self.unmatched
+        )
     }
 }
 

@@ -5,6 +5,15 @@ use super::{file, NetError, NetMeta, NetModule};
 use std::path::Path;
 use tch::nn::VarStore;
 
+/// A net of `preset` with weights drawn under seed 0, held in memory: for timing, where
+/// the weights do not change the speed.
+pub fn fresh(preset: &str) -> Result<super::NetFile, NetError> {
+    let meta = NetMeta::for_preset(preset)?;
+    let vs = VarStore::new(tch::Device::Cpu);
+    let _net = seeded(0, || NetModule::new(&vs.root(), &meta.arch));
+    super::NetFile::from_varstore(meta, &vs)
+}
+
 /// Writes a net of `preset` with weights drawn from libtorch's default initialisation under
 /// `seed`; the same preset and seed give a byte-identical file (for one libtorch version).
 /// Returns the file's content id.

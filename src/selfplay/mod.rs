@@ -20,7 +20,7 @@ pub mod opening;
 pub mod run;
 
 pub use game::{play_game, GameConfig, GameEnd, PlayedGame};
-pub use run::{run_datagen, DatagenArgs, DatagenSummary};
+pub use run::{run_datagen, run_datagen_cli, DatagenArgs, DatagenSummary};
 
 #[cfg(test)]
 pub(crate) mod tests;

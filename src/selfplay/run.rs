@@ -252,6 +252,20 @@ pub fn header_net_name(spec: &EvalSpec, name: &str) -> Result<String> {
     })
 }
 
+/// `cerise datagen --out F`: Ctrl-C or SIGTERM stops it after the games in order so far are
+/// committed (a harder kill loses nothing either: the same command resumes).
+pub fn run_datagen_cli(args: &DatagenArgs) -> Result<DatagenSummary> {
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = stop.clone();
+    if let Err(e) = ctrlc::set_handler(move || {
+        eprintln!("[datagen] stopping: committing the games in order so far");
+        flag.store(true, std::sync::atomic::Ordering::Relaxed);
+    }) {
+        eprintln!("[datagen] cannot catch Ctrl-C ({e}); a kill still loses no whole game");
+    }
+    run_datagen(args, stop)
+}
+
 /// Runs `cerise datagen`. `stop` ends it early (as a signal would), after the games in
 /// order so far are committed.
 pub fn run_datagen(args: &DatagenArgs, stop: Arc<AtomicBool>) -> Result<DatagenSummary> {
