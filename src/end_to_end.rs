@@ -1,9 +1,9 @@
 //! Tests of pipelines whose steps sit in layers that may not use each other: self-play
-//! games written by `selfplay` (`cerise datagen`) and learned from by `train`. Like the
+//! games written by `datagen` (`cerise datagen`) and learned from by `train`. Like the
 //! binary, this file stands outside the layers (see `layers.rs`), so that neither layer has
 //! to reach for the other, not even in its tests.
 
-use crate::selfplay::tests::{args, run, temp_dir};
+use crate::datagen::tests::{args, run, temp_dir};
 use crate::train::{train, ObjectiveKind, OptimKind, TrainConfig};
 use std::sync::atomic::AtomicBool;
 

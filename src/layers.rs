@@ -38,7 +38,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("harden", &["chess", "net", "eval", "data"]),
     // Plays games with the search; records the search signature `bench` declares.
     (
-        "selfplay",
+        "datagen",
         &[
             "chess", "net", "eval", "search", "bench", "data", "features",
         ],

@@ -27,7 +27,7 @@
 //! code included, and fails on an upward import or an import loop between the files of any
 //! module.
 //! `harden` (hard training examples chosen by a net) sits above `eval` and `data` for the
-//! same reason: it runs a net on training data, so `data` itself never does. `selfplay`
+//! same reason: it runs a net on training data, so `data` itself never does. `datagen`
 //! (`cerise datagen`) plays games with the search and writes them with `data`'s self-play
 //! file: it sits above `engine` and `bench` (whose search signature its files record), while
 //! the file format and the trainer that reads it stay below the search.
@@ -43,6 +43,7 @@ mod choice;
 pub mod bench;
 pub mod chess;
 pub mod data;
+pub mod datagen;
 #[cfg(test)]
 mod doc_links;
 #[cfg(all(test, feature = "torch"))]
@@ -56,7 +57,6 @@ pub mod harden;
 mod layers;
 pub mod net;
 pub mod search;
-pub mod selfplay;
 #[cfg(feature = "torch")]
 pub mod train;
 pub mod uci;

@@ -117,7 +117,7 @@ struct DatagenCli {
     #[command(subcommand)]
     command: Option<DatagenCmd>,
     #[command(flatten)]
-    run: Option<cerise::selfplay::DatagenArgs>,
+    run: Option<cerise::datagen::DatagenArgs>,
 }
 
 #[derive(Subcommand)]
@@ -308,7 +308,7 @@ fn run(command: Cmd) -> Result<(), String> {
             (Some(DatagenCmd::Unpack(args)), _) => {
                 show_trimmed(cerise::data::selfplay::pack::run_unpack(&args))
             }
-            (None, Some(args)) => show(cerise::selfplay::run_datagen_cli(&args)),
+            (None, Some(args)) => show(cerise::datagen::run_datagen_cli(&args)),
             (None, None) => Err(
                 "datagen needs --out FILE (or a subcommand); see `cerise datagen --help`"
                     .to_string(),

@@ -1,7 +1,7 @@
 //! Self-play data: the positions of Cerise's games against itself, each with the search's
 //! score and best move and the game's result (`CRSSELF1`, 40-byte records; see [`record`] and
 //! [`header`]). `cerise datagen` writes them (the games are played above the search layer, in
-//! `crate::selfplay`); this module only reads, describes, merges, packs and converts them, so the
+//! `crate::datagen`); this module only reads, describes, merges, packs and converts them, so the
 //! trainer can use them without the search.
 
 pub mod header;
