@@ -1,9 +1,8 @@
 //! What every command that reads PGN games into split record files shares: its arguments
 //! around the kind's own settings ([`PgnArgs`]), opening the input (`.pgn` / `.pgn.bz2`),
-//! checking the outputs, progress on stderr. `cerise data triplets` is one such command.
+//! checking the outputs, progress on stderr. `cerise data triplets` ([`super::triplets`]) and
+//! `cerise data positions` ([`super::positions`]) are such commands.
 
-use super::format;
-use super::pipeline::{write_triplets, TripletConfig, TripletSummary};
 use super::records::progress::{Progress, Unit};
 use super::records::{prepare_outputs, split_paths, SplitSummary, SummaryExtra};
 use anyhow::{Context, Result};
@@ -44,13 +43,6 @@ pub struct PgnArgs<S: PgnSettings> {
     /// No progress display on stderr
     #[arg(long)]
     pub no_progress: bool,
-}
-
-/// Extract Deep Pink training triplets (p, played child q, random other child r) from PGN.
-pub type TripletArgs = PgnArgs<TripletConfig>;
-
-impl PgnSettings for TripletConfig {
-    const EXT: &'static str = format::EXT;
 }
 
 /// Counts bytes pulled from the file, so progress can be shown against the (compressed) size.
@@ -174,12 +166,4 @@ pub fn run_pgn_command<S: PgnSettings, X: SummaryExtra>(
     });
     progress.finish();
     summary
-}
-
-/// Runs `cerise data triplets`: prints progress on stderr and returns the summary (the caller
-/// prints it).
-pub fn run_triplets_cli(args: &TripletArgs) -> Result<TripletSummary> {
-    run_pgn_command(args, |games, source, on_game| {
-        write_triplets(games, source, &args.out, &args.settings, on_game)
-    })
 }

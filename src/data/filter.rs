@@ -1,8 +1,10 @@
 //! Game-level filters and the reasons a game is skipped.
 
-use super::format::ResultMask;
 use std::fmt;
 use std::str::FromStr;
+
+/// Which games' results are kept, as a bit set (bit 0 = 1-0, bit 1 = 0-1, bit 2 = draw).
+pub type ResultMask = u8;
 
 /// A finished game's result from White's point of view.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,5 +1,5 @@
 //! Training data: Deep Pink triplets `(p, q, r)` extracted from PGN games, in a versioned
-//! binary file format (see [`format`]) with a crash-safe writer and a validating reader.
+//! binary file format (see [`triplets`]) with a crash-safe writer and a validating reader.
 //!
 //! `cerise data triplets` is [`run_triplets_cli`]. A trainer needs only [`TripletReader`]
 //! and [`Triplet`]. This module depends on `chess` only, never on `search`.
@@ -35,40 +35,35 @@
 pub mod cli;
 pub mod date;
 pub mod filter;
-pub mod format;
 #[cfg(feature = "pgn")]
 pub mod games;
 #[cfg(feature = "pgn")]
 pub mod label;
-pub mod merge;
 #[cfg(feature = "pgn")]
 pub mod pgn;
-#[cfg(feature = "pgn")]
-pub mod pipeline;
 pub mod positions;
 pub mod records;
 pub mod rng;
 pub mod selfplay;
 pub mod split;
-#[cfg(feature = "pgn")]
 pub mod triplets;
 
-#[cfg(feature = "pgn")]
-pub use cli::{run_triplets_cli, TripletArgs};
 pub use date::{Cutoff, PgnDate};
 pub use filter::{GameResult, ResultFilter, SkipReason};
-pub use format::{Split, Triplet, TripletHeader, RECORD_BYTES};
 #[cfg(feature = "pgn")]
 pub use label::{run_label_cli, LabelArgs, LabelsFile};
-pub use merge::{run_merge_cli, MergeArgs, MergeSummary};
-#[cfg(feature = "pgn")]
-pub use pipeline::{split_paths, write_triplets, TripletConfig, TripletSummary};
 #[cfg(feature = "pgn")]
 pub use positions::{run_positions_cli, PositionArgs};
 pub use positions::{
     run_positions_info, Ending, LabelledPosition, PositionReader, PositionsInfoArgs,
 };
-pub use split::SplitRatios;
+pub use split::{Split, SplitRatios};
+#[cfg(feature = "pgn")]
+pub use triplets::cli::{run_triplets_cli, TripletArgs};
+pub use triplets::format::{Triplet, TripletHeader, RECORD_BYTES};
+pub use triplets::merge::{run_merge_cli, MergeArgs, MergeSummary};
+#[cfg(feature = "pgn")]
+pub use triplets::pipeline::{split_paths, write_triplets, TripletConfig, TripletSummary};
 
 /// Reads `.trip` files.
 pub type TripletReader = records::RecordReader<TripletHeader>;
@@ -79,5 +74,3 @@ pub type TripletWriter = records::RecordWriter<TripletHeader>;
 mod golden;
 #[cfg(test)]
 pub(crate) mod testing;
-#[cfg(all(test, feature = "pgn"))]
-mod tests;

@@ -3,10 +3,44 @@
 //! only on the seed and the game's index in the input file (counting every game read, kept or
 //! not), so changing a filter never moves a game to another split.
 
-use super::format::Split;
 use super::rng::mix64;
+use anyhow::{bail, Result};
 use std::fmt;
 use std::str::FromStr;
+
+/// Which part of the by-game split a file holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Split {
+    Train,
+    Valid,
+    Test,
+}
+
+impl Split {
+    pub const ALL: [Split; 3] = [Split::Train, Split::Valid, Split::Test];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Split::Train => "train",
+            Split::Valid => "valid",
+            Split::Test => "test",
+        }
+    }
+
+    pub(crate) fn code(self) -> u8 {
+        self as u8
+    }
+
+    pub(crate) fn from_code(code: u8) -> Result<Option<Split>> {
+        Ok(match code {
+            0 => Some(Split::Train),
+            1 => Some(Split::Valid),
+            2 => Some(Split::Test),
+            255 => None,
+            other => bail!("header split code {other} is not 0, 1, 2 or 255"),
+        })
+    }
+}
 
 /// Split weights in per mille; they sum to 1000.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

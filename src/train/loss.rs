@@ -2,7 +2,7 @@
 //!
 //! DERIVATION. `crate::net::mlp` defines f(x) as the score of board x for the side that JUST
 //! MOVED into it, and every stored board is seen from its own side to move
-//! (`crate::data::format`). For a triplet with p's mover M:
+//! (`crate::data::triplets::format`). For a triplet with p's mover M:
 //! - f(p) scores p for the player who moved into p, i.e. M's opponent;
 //! - q (after M's played move) and r (after a random other move) were just moved into by M,
 //!   so f(q) and f(r) both score for M.

@@ -28,8 +28,10 @@
 //! stored test weight is then not used.
 
 use super::super::date::Cutoff;
-use super::super::format::{read_games_trailer, write_games_trailer, ResultMask, Split};
+use super::super::filter::ResultMask;
+use super::super::records::header::{read_games_trailer, write_games_trailer};
 use super::super::records::{file_header_items, formats, ByteReader, ByteWriter, FileHeader};
+use super::super::split::Split;
 use super::ending::Ending;
 use super::record::LabelledPosition;
 use crate::chess::ENCODING_NAME;
@@ -149,10 +151,10 @@ impl FileHeader for PositionHeader {
 
 #[cfg(test)]
 mod tests {
-    use super::super::super::format::MAGIC as TRIPLET_MAGIC;
     use super::super::super::records::header::{decode, encode};
     use super::super::super::testing::assert_header_round_trips;
     use super::*;
+    use crate::data::triplets::format::MAGIC as TRIPLET_MAGIC;
 
     fn u32_at(bytes: &[u8], at: usize) -> u32 {
         u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap())

@@ -7,11 +7,11 @@
 
 use super::super::date::Cutoff;
 use super::super::filter::{GameResult, SkipReason};
-use super::super::format::Split;
 use super::super::games::for_each_game;
 use super::super::pgn::{GameFilter, ParsedGame};
 use super::super::records::{self, SplitRun, SplitSummary, SummaryExtra};
 use super::super::rng::SplitMix64;
+use super::super::split::Split;
 use super::super::split::SplitRatios;
 use super::ending::Ending;
 use super::extract::{game_positions, PlySelection};

@@ -121,3 +121,26 @@ pub fn decode<H: FileHeader>(bytes: &[u8]) -> Result<H> {
     fields.finish()?;
     Ok(header)
 }
+
+/// Writes the fields that end the header of both kinds of file made from PGN games (triplets
+/// and labelled positions), in file order: the split weights, the board encoding and the
+/// source.
+pub(crate) fn write_games_trailer(
+    out: &mut ByteWriter,
+    split_weights: &[u16; 3],
+    encoding: &str,
+    source: &str,
+) -> Result<()> {
+    out.u16s(split_weights);
+    out.str16(encoding, "encoding name")?;
+    out.str32(source, "source string")
+}
+
+/// Reads what [`write_games_trailer`] wrote: the split weights, the encoding, the source.
+pub(crate) fn read_games_trailer(input: &mut ByteReader) -> Result<([u16; 3], String, String)> {
+    Ok((
+        input.u16s("split weights")?,
+        input.str16("encoding name")?,
+        input.str32("source")?,
+    ))
+}

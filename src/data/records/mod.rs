@@ -1,5 +1,5 @@
 //! One record-file format for every kind of training data, written once: a header, then
-//! `count` fixed-size records. Triplets ([`super::format`]), labelled positions
+//! `count` fixed-size records. Triplets ([`super::triplets`]), labelled positions
 //! ([`super::positions`]) and self-play positions ([`super::selfplay`]) are three record
 //! types over it.
 //!

@@ -3,7 +3,7 @@
 use super::writer::{refuse_existing, RecordWriter};
 use super::FileHeader;
 use crate::data::filter::SkipReason;
-use crate::data::format::Split;
+use crate::data::split::Split;
 use anyhow::{Context, Result};
 use std::collections::BTreeMap;
 use std::fmt;

@@ -4,13 +4,13 @@
 //! learns from Cerise's own games as it learns from masters' (`cerise data triplets`), and
 //! the triplet and value objectives can be compared on the same positions.
 
-use super::super::format::EXT;
-use super::super::pipeline::{TripletCounts, TripletSummary};
 use super::super::records::progress::{Progress, Unit};
 use super::super::records::{prepare_outputs, SplitRun};
 use super::super::rng::SplitMix64;
 use super::super::split::SplitRatios;
-use super::super::triplets::{triplet_of, Skip};
+use super::super::triplets::extract::{triplet_of, Skip};
+use super::super::triplets::format::EXT;
+use super::super::triplets::pipeline::{TripletCounts, TripletSummary};
 use super::super::{Split, TripletHeader};
 use super::SelfPlayReader;
 use anyhow::{bail, Context, Result};
@@ -59,7 +59,7 @@ fn game_stream(file: usize, game: u32) -> u64 {
 /// Runs `cerise datagen triplets`; returns the summary (the caller prints it).
 pub fn run_selfplay_triplets(args: &SelfPlayTripletArgs) -> Result<TripletSummary> {
     prepare_outputs(
-        &super::super::pipeline::split_paths(&args.out),
+        &super::super::triplets::pipeline::split_paths(&args.out),
         &args.out,
         args.force,
     )?;

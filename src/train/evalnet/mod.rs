@@ -16,7 +16,7 @@ use super::model::TrainNet;
 use crate::chess::CompactBoard;
 use crate::data::cli::open_pgn;
 use crate::data::pgn::{GameFilter, GameVisitor, ParsedGame};
-use crate::data::pipeline::DEFAULT_SKIP_PLIES;
+use crate::data::triplets::pipeline::DEFAULT_SKIP_PLIES;
 use crate::data::{GameResult, Split, SplitRatios, TripletReader};
 use crate::net::DeviceChoice;
 use anyhow::{bail, Context, Result};

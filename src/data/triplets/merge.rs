@@ -9,7 +9,8 @@
 //! and names each input with its count in `source`.
 
 use super::format::{Triplet, TripletHeader};
-use super::records::merge::{Merge, MergeOutput};
+use crate::data::records::merge::{Merge, MergeOutput};
+use crate::data::split::Split;
 use anyhow::{bail, Context, Result};
 use std::fmt;
 use std::path::PathBuf;
@@ -73,7 +74,7 @@ pub fn merged_header(parts: &[(PathBuf, TripletHeader)]) -> Result<TripletHeader
                 "all triplets"
             }
         };
-        let split = |s: Option<super::Split>| s.map_or("unsplit", super::Split::name);
+        let split = |s: Option<Split>| s.map_or("unsplit", Split::name);
         if h.encoding != first.encoding {
             bail!(
                 "{} uses board encoding '{}' but {} uses '{}'; regenerate one of them with \

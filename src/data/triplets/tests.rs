@@ -1,15 +1,15 @@
 //! End-to-end tests of `cerise data triplets` on the committed fixture
 //! ([`testing::fixture`]), compared with its independent replay.
 
-use super::pgn::GameFilter;
-use super::testing::fixture::{raw_games, replay, RawGame, FIXTURE};
-use super::testing::pgn_command::{
+use crate::chess::CompactBoard;
+use crate::data::pgn::GameFilter;
+use crate::data::testing::fixture::{raw_games, replay, RawGame, FIXTURE};
+use crate::data::testing::pgn_command::{
     assert_force_needed_to_replace, assert_only_in_its_split,
     assert_unreadable_input_leaves_nothing, pgn_args,
 };
-use super::testing::{self, temp_dir};
-use super::*;
-use crate::chess::CompactBoard;
+use crate::data::testing::{self, temp_dir};
+use crate::data::*;
 use shakmaty::Position as _;
 use std::path::Path;
 

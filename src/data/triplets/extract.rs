@@ -10,9 +10,9 @@
 //! material is worth little (the net trained on all triplets valued a queen at 3 pawns).
 
 use super::format::Triplet;
-use super::pgn::ParsedGame;
-use super::rng::SplitMix64;
 use crate::chess::CompactBoard;
+use crate::data::pgn::ParsedGame;
+use crate::data::rng::SplitMix64;
 use shakmaty::{Chess, MoveList, Position as _};
 
 /// Per-game counts, to report how many positions were used and passed over.
@@ -123,9 +123,9 @@ pub fn game_triplets(
 
 #[cfg(test)]
 mod tests {
-    use super::super::filter::GameResult;
-    use super::super::testing::game_of;
     use super::*;
+    use crate::data::filter::GameResult;
+    use crate::data::testing::game_of;
 
     fn collect(g: &ParsedGame, skip: u32, seed: u64) -> (Vec<Triplet>, GameCounts) {
         collect_with(g, skip, false, seed)

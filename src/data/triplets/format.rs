@@ -31,8 +31,13 @@
 //! move" should satisfy Deep Pink's inequality as `f(q) < f(r)` (the played move left the
 //! opponent worse off than a random move) and `f(p) = −f(q)`.
 
-use super::records::{file_header_items, formats, ByteReader, ByteWriter, FileHeader, Record};
 use crate::chess::{CompactBoard, ENCODING_NAME};
+use crate::data::filter::ResultMask;
+use crate::data::records::header::{read_games_trailer, write_games_trailer};
+use crate::data::records::{
+    file_header_items, formats, ByteReader, ByteWriter, FileHeader, Record,
+};
+use crate::data::split::Split;
 use anyhow::{bail, ensure, Result};
 
 pub const MAGIC: &[u8; 8] = formats::TRIPLETS.magic;
@@ -92,66 +97,6 @@ impl Record for Triplet {
     }
 }
 
-/// Which games' results are kept, as a bit set (bit 0 = 1-0, bit 1 = 0-1, bit 2 = draw).
-pub type ResultMask = u8;
-
-/// Which part of the by-game split a file holds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Split {
-    Train,
-    Valid,
-    Test,
-}
-
-impl Split {
-    pub const ALL: [Split; 3] = [Split::Train, Split::Valid, Split::Test];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Split::Train => "train",
-            Split::Valid => "valid",
-            Split::Test => "test",
-        }
-    }
-
-    pub(crate) fn code(self) -> u8 {
-        self as u8
-    }
-
-    pub(crate) fn from_code(code: u8) -> Result<Option<Split>> {
-        Ok(match code {
-            0 => Some(Split::Train),
-            1 => Some(Split::Valid),
-            2 => Some(Split::Test),
-            255 => None,
-            other => bail!("header split code {other} is not 0, 1, 2 or 255"),
-        })
-    }
-}
-
-/// Writes the fields that end the header of both kinds of file made from PGN games (triplets
-/// and labelled positions), in file order: the split weights, the board encoding and the
-/// source.
-pub(crate) fn write_games_trailer(
-    out: &mut ByteWriter,
-    split_weights: &[u16; 3],
-    encoding: &str,
-    source: &str,
-) -> Result<()> {
-    out.u16s(split_weights);
-    out.str16(encoding, "encoding name")?;
-    out.str32(source, "source string")
-}
-
-/// Reads what [`write_games_trailer`] wrote: the split weights, the encoding, the source.
-pub(crate) fn read_games_trailer(input: &mut ByteReader) -> Result<([u16; 3], String, String)> {
-    Ok((
-        input.u16s("split weights")?,
-        input.str16("encoding name")?,
-        input.str32("source")?,
-    ))
-}
-
 /// Everything the header records about how a file was made.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TripletHeader {
@@ -159,7 +104,7 @@ pub struct TripletHeader {
     pub count: u64,
     pub seed: u64,
     pub skip_plies: u32,
-    /// Only quiet triplets (no check, capture or promotion; see `super::triplets`).
+    /// Only quiet triplets (no check, capture or promotion; see `super::extract`).
     pub quiet: bool,
     /// 0 when no Elo filter was applied.
     pub min_elo: u32,
@@ -230,9 +175,9 @@ impl FileHeader for TripletHeader {
 
 #[cfg(test)]
 mod tests {
-    use super::super::records::header::{decode, encode};
-    use super::super::testing::assert_header_round_trips;
     use super::*;
+    use crate::data::records::header::{decode, encode};
+    use crate::data::testing::assert_header_round_trips;
 
     fn sample_header() -> TripletHeader {
         TripletHeader {

@@ -1,13 +1,13 @@
 //! PGN stream → three split triplet files, with per-reason skip counts.
 
-use super::filter::SkipReason;
-use super::format::{Split, TripletHeader, EXT};
-use super::games::for_each_game;
-use super::pgn::GameFilter;
-use super::records::{self, SplitRun, SplitSummary, SummaryExtra};
-use super::rng::SplitMix64;
-use super::split::SplitRatios;
-use super::triplets::game_triplets;
+use super::extract::game_triplets;
+use super::format::{TripletHeader, EXT};
+use crate::data::filter::SkipReason;
+use crate::data::games::for_each_game;
+use crate::data::pgn::GameFilter;
+use crate::data::records::{self, SplitRun, SplitSummary, SummaryExtra};
+use crate::data::rng::SplitMix64;
+use crate::data::split::{Split, SplitRatios};
 use anyhow::Result;
 use std::io::Read;
 use std::ops::ControlFlow;
