@@ -58,8 +58,14 @@ pub trait Objective {
 
     fn validate(&self, net: &TrainNet, batches: &[Self::Batch]) -> Validation;
 
-    /// Positions through the forward pass for a batch (for the speed figure).
+    /// Boards through the forward pass for a batch, children included (for the speed
+    /// figure).
     fn boards(&self, batch: &Self::Batch) -> u64;
+
+    /// Training positions in a batch: a triplet counts once, though it passes three boards.
+    fn positions(&self, batch: &Self::Batch) -> u64 {
+        self.boards(batch)
+    }
 }
 
 /// Deep Pink's objective (see `loss`).
@@ -127,5 +133,9 @@ impl Objective for Triplets {
 
     fn boards(&self, batch: &Batch) -> u64 {
         3 * batch.n as u64
+    }
+
+    fn positions(&self, batch: &Batch) -> u64 {
+        batch.n as u64
     }
 }

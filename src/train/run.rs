@@ -152,7 +152,8 @@ fn run<O: Objective>(
     let elapsed = || elapsed_before + started.elapsed().as_secs_f64();
     let mut step = start_step;
     let mut last_ckpt = (start_step, checkpoint::newest(out)?);
-    let (mut loss_sum, mut loss_n, mut boards_since) = (0.0, 0u64, 0u64);
+    let (mut loss_sum, mut loss_n) = (0.0, 0u64);
+    let (mut positions_since, mut boards_since) = (0u64, 0u64);
     let mut since = Instant::now();
     let mut last_row = None;
     let mut stopped = false;
@@ -180,11 +181,13 @@ fn run<O: Objective>(
         }
         loss_sum += lv;
         loss_n += 1;
+        positions_since += objective.positions(&batch);
         boards_since += objective.boards(&batch);
         step += 1;
 
         if step % config.eval_every == 0 || step == config.steps {
             let v = objective.validate(&net, &valid);
+            let seconds = since.elapsed().as_secs_f64().max(1e-9);
             let row = Row {
                 step,
                 lr,
@@ -193,7 +196,7 @@ fn run<O: Objective>(
                 valid_accuracy: v.accuracy,
                 valid_mean_abs_pq: v.extra,
                 elapsed_s: elapsed(),
-                positions_per_s: boards_since as f64 / since.elapsed().as_secs_f64().max(1e-9),
+                boards_per_s: boards_since as f64 / seconds,
             };
             metrics::append(&metrics_path(out), &row)?;
             let extra = match config.objective {
@@ -204,18 +207,25 @@ fn run<O: Objective>(
                     format!(" |score-search| {:.1} cp", row.valid_mean_abs_pq)
                 }
             };
+            // A triplet's three boards are one training position; both counts are shown
+            // when they differ.
+            let positions_per_s = positions_since as f64 / seconds;
+            let speed = if positions_since == boards_since {
+                format!("{positions_per_s:.0} positions/s")
+            } else {
+                format!(
+                    "{positions_per_s:.0} positions/s ({:.0} boards/s)",
+                    row.boards_per_s
+                )
+            };
             log(&format!(
-                "step {step}/{} lr {lr:.4} train {:.4} valid {:.4} acc {:.4}{extra} \
-                 {:.0} pos/s {:.0}s",
-                config.steps,
-                row.train_loss,
-                row.valid_loss,
-                row.valid_accuracy,
-                row.positions_per_s,
-                row.elapsed_s
+                "step {step}/{} lr {lr:.4} train {:.4} valid {:.4} acc {:.4}{extra} {speed} \
+                 {:.0}s",
+                config.steps, row.train_loss, row.valid_loss, row.valid_accuracy, row.elapsed_s
             ));
             last_row = Some(row);
-            (loss_sum, loss_n, boards_since) = (0.0, 0, 0);
+            (loss_sum, loss_n) = (0.0, 0);
+            (positions_since, boards_since) = (0, 0);
             since = Instant::now();
         }
         if step % config.checkpoint_every == 0 {
