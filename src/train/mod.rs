@@ -16,6 +16,8 @@ pub mod metrics;
 pub mod model;
 pub mod objective;
 pub mod optim;
+pub mod persp_batch;
+pub mod persp_step;
 pub mod plot;
 pub mod policy;
 pub mod rbf;
@@ -34,5 +36,7 @@ pub use run::{redraw_curves, train, TrainOutcome};
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_persp;
 #[cfg(test)]
 mod tests_winloss;

@@ -56,6 +56,15 @@ pub trait Objective {
     /// The mean loss of a batch, in training mode, with its graph.
     fn loss(&self, net: &TrainNet, batch: &Self::Batch) -> Tensor;
 
+    /// The loss of a batch with its gradients added to the parameters' (the training step;
+    /// the caller zeroes them first). An objective may compute them its own way, to the same
+    /// values as `loss`'s graph.
+    fn loss_and_grads(&self, net: &TrainNet, batch: &Self::Batch) -> Tensor {
+        let l = self.loss(net, batch);
+        l.backward();
+        l
+    }
+
     fn validate(&self, net: &TrainNet, batches: &[Self::Batch]) -> Validation;
 
     /// Boards through the forward pass for a batch, children included (for the speed

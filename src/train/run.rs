@@ -168,9 +168,8 @@ fn run<O: Objective>(
         // run draw what an uninterrupted one would, and `seeded` keeps another thread of the
         // process (a second run, a test) from drawing in between.
         let step_seed = crate::data::rng::mix64(config.seed ^ step.rotate_left(32));
-        let l = crate::net::init::seeded(step_seed, || objective.loss(&net, &batch));
         optim.zero_grad();
-        l.backward();
+        let l = crate::net::init::seeded(step_seed, || objective.loss_and_grads(&net, &batch));
         optim.step(lr);
         let lv = l.double_value(&[]);
         if !lv.is_finite() {

@@ -10,16 +10,21 @@
 //! MIXED: the same batch also gives Deep Pink's triplets from Cerise's own games: q after the
 //! search's best move (the move played), r after a random other legal move; the loss is
 //! value + `triplet_weight` × triplet loss (`super::loss`). One forward pass serves both.
+//!
+//! A perspective net trains on [`Inputs::Persp`] (`super::persp_step`: each position's
+//! pieces read once, its children as their changes); other MLPs on every board whole.
 
 use super::config::TrainConfig;
 use super::loader::{spread_records, Loader, Records};
 use super::loss::{self, LossStats};
 use super::model::{SparseBoards, TrainNet};
 use super::objective::{Objective, Validation};
+use super::persp_batch::{PerspBoards, PerspBuilder};
+use super::persp_step::{self, PerspTensors};
 use super::selfplay::{Filter, SelfPlaySet};
 use crate::chess::CompactBoard;
 use crate::data::rng::{mix64, SplitMix64};
-use crate::data::selfplay::SelfPlayRecord;
+use crate::data::selfplay::{SelfPlayRecord, StoredMove};
 use anyhow::Result;
 use shakmaty::Position as _;
 use std::path::PathBuf;
@@ -28,15 +33,31 @@ use tch::{Kind, Tensor};
 /// Scores beyond this many centipawns (mates) count as this in the target and the error.
 const SCORE_CAP: f32 = 3000.0;
 
-/// One step's positions: p (then q, then r with triplets) as sparse boards, and the targets.
+/// The net's inputs of one step.
+pub enum Inputs {
+    /// p, then q, then r with triplets, every board whole.
+    Boards(SparseBoards),
+    /// The perspective step's layout (`super::persp_batch`), on the CPU.
+    Persp(PerspTensors),
+}
+
+/// One step's positions: the net's inputs for p (and q and r with triplets), and the
+/// targets.
 pub struct ValueBatch {
     pub n: usize,
-    pub boards: SparseBoards,
+    pub inputs: Inputs,
     /// The search's score for the side to move, centipawns, capped.
     pub score: Vec<f32>,
     /// The game's result for the side to move: 1, 0.5, 0.
     pub result: Vec<f32>,
     pub triplets: bool,
+}
+
+/// Which of `count` other moves a record's triplet takes: the same for a record in every
+/// epoch, as a triplet file would hold.
+fn other_move(seed: u64, rec: &SelfPlayRecord, count: usize) -> usize {
+    let key = mix64(seed ^ u64::from(rec.game)) ^ u64::from(rec.ply);
+    SplitMix64::new(key).below(count)
 }
 
 /// Builds a batch; a record whose position or move does not replay is left out (the set's
@@ -57,9 +78,7 @@ pub fn make_batch(records: &[SelfPlayRecord], triplets: bool, seed: u64) -> Valu
             if others.is_empty() {
                 continue;
             }
-            // The same random move for a record in every epoch, as a triplet file would hold.
-            let key = mix64(seed ^ u64::from(rec.game)) ^ u64::from(rec.ply);
-            let other = others[SplitMix64::new(key).below(others.len())];
+            let other = others[other_move(seed, rec, others.len())];
             let child = |m: &shakmaty::Move| {
                 let mut c = pos.clone();
                 c.play_unchecked(*m);
@@ -75,11 +94,65 @@ pub fn make_batch(records: &[SelfPlayRecord], triplets: bool, seed: u64) -> Valu
     let boards = SparseBoards::from_boards(p.iter().chain(&q).chain(&r));
     ValueBatch {
         n: p.len(),
-        boards,
+        inputs: Inputs::Boards(boards),
         score,
         result,
         triplets,
     }
+}
+
+/// [`make_batch`] for the perspective step: the same records kept, the same moves chosen,
+/// each position's legal moves generated once.
+pub fn make_persp_batch(records: &[SelfPlayRecord], triplets: bool, seed: u64) -> ValueBatch {
+    let (boards, score, result) = persp_boards(records, triplets, seed);
+    ValueBatch {
+        n: boards.n,
+        inputs: Inputs::Persp(PerspTensors::new(&boards)),
+        score,
+        result,
+        triplets,
+    }
+}
+
+/// The boards and targets of [`make_persp_batch`], on the host.
+pub fn persp_boards(
+    records: &[SelfPlayRecord],
+    triplets: bool,
+    seed: u64,
+) -> (PerspBoards, Vec<f32>, Vec<f32>) {
+    let mut boards = PerspBuilder::new(records.len(), triplets);
+    let mut score = Vec::with_capacity(records.len());
+    let mut result = Vec::with_capacity(records.len());
+    for rec in records {
+        let Ok(pos) = rec.position() else {
+            continue;
+        };
+        let legal = pos.legal_moves();
+        let Some(best) = legal.iter().find(|m| StoredMove::of(m) == rec.best) else {
+            continue;
+        };
+        let p = CompactBoard::from_chess(&pos);
+        if triplets {
+            // The k-th of the moves other than the best, as `make_batch` picks it.
+            let Some(k) = (legal.len() > 1).then(|| other_move(seed, rec, legal.len() - 1)) else {
+                continue;
+            };
+            let Some(other) = legal.iter().filter(|m| *m != best).nth(k) else {
+                continue;
+            };
+            let child = |m: &shakmaty::Move| {
+                let mut c = pos.clone();
+                c.play_unchecked(*m);
+                CompactBoard::from_chess(&c)
+            };
+            boards.push(&p, Some((&child(best), &child(other))));
+        } else {
+            boards.push(&p, None);
+        }
+        score.push(f32::from(rec.score).clamp(-SCORE_CAP, SCORE_CAP));
+        result.push(rec.result.score_for(pos.turn()));
+    }
+    (boards.finish(), score, result)
 }
 
 /// The value objective, or value plus triplets.
@@ -90,6 +163,8 @@ pub struct ValueObjective {
     pub triplet_weight: f64,
     pub kappa: f64,
     pub cp_per_unit: f64,
+    /// Batches for the perspective step (the preset is a perspective net).
+    pub persp: bool,
 }
 
 impl ValueObjective {
@@ -101,6 +176,19 @@ impl ValueObjective {
             triplet_weight: if mixed { config.triplet_weight } else { 0.0 },
             kappa: config.kappa,
             cp_per_unit: f64::from(config.cp_per_unit),
+            persp: crate::net::ModelArch::preset(&config.preset).is_ok_and(|a| {
+                a.mlp()
+                    .is_some_and(|m| m.form == crate::net::Form::Perspective)
+            }),
+        }
+    }
+
+    /// A batch of `records` in the layout this objective trains on.
+    pub fn make(&self, records: &[SelfPlayRecord], seed: u64) -> ValueBatch {
+        if self.persp {
+            make_persp_batch(records, self.triplets(), seed)
+        } else {
+            make_batch(records, self.triplets(), seed)
         }
     }
 
@@ -121,9 +209,21 @@ impl ValueObjective {
             .collect()
     }
 
-    /// f(p) and, with triplets, f(q) and f(r).
+    /// f(p) and, with triplets, f(q) and f(r); on a perspective batch, under autograd all
+    /// the way (the step itself runs [`ValueObjective::persp_loss_and_grads`]).
     fn forward(&self, net: &TrainNet, b: &ValueBatch) -> (Tensor, Option<(Tensor, Tensor)>) {
-        let f = net.forward_sparse(&b.boards);
+        let f = match &b.inputs {
+            Inputs::Boards(boards) => net.forward_sparse(boards),
+            Inputs::Persp(t) => {
+                let t = t.to_device(net.device());
+                let (p, kids) = persp_step::views(net.mlp(), &t);
+                persp_step::scores(net.mlp(), &p, kids.as_ref(), &t)
+            }
+        };
+        self.split(&f, b)
+    }
+
+    fn split(&self, f: &Tensor, b: &ValueBatch) -> (Tensor, Option<(Tensor, Tensor)>) {
         let n = b.n as i64;
         let fp = f.narrow(0, 0, n);
         let rest = b
@@ -141,6 +241,26 @@ impl ValueObjective {
         let result = Tensor::from_slice(&b.result).to_device(device);
         let target = &result * self.lambda + (score / self.scale).sigmoid() * (1.0 - self.lambda);
         ((pred - target).square(), cp)
+    }
+
+    /// The mean loss from f(p) (and f(q), f(r)).
+    fn loss_of(&self, fp: &Tensor, rest: Option<(Tensor, Tensor)>, b: &ValueBatch) -> Tensor {
+        let (sq, _) = self.value_terms(fp, b);
+        let value = sq.mean(Kind::Float);
+        match rest {
+            Some((fq, fr)) => value + loss::mean(fp, &fq, &fr, self.kappa) * self.triplet_weight,
+            None => value,
+        }
+    }
+
+    /// The perspective step: the loss, with every parameter's gradient accumulated.
+    pub fn persp_loss_and_grads(&self, net: &TrainNet, b: &ValueBatch, t: &PerspTensors) -> Tensor {
+        let t = t.to_device(net.device());
+        let fwd = persp_step::forward(net.mlp(), &t);
+        let (fp, rest) = self.split(&fwd.f, b);
+        let l = self.loss_of(&fp, rest, b);
+        persp_step::backward(net.mlp(), &t, &fwd, &l);
+        l
     }
 }
 
@@ -179,10 +299,9 @@ impl Objective for ValueObjective {
             &mut |_| {},
         )?;
         let records = spread_records(&set, &config.valid, config.valid_batches * config.batch)?;
-        let triplets = self.triplets();
         Ok(records
             .chunks(config.batch)
-            .map(|c| make_batch(c, triplets, config.seed))
+            .map(|c| self.make(c, config.seed))
             .collect())
     }
 
@@ -200,24 +319,36 @@ impl Objective for ValueObjective {
             d.early, d.in_check, d.noisy, d.other_split
         );
         let records = set.count();
-        let (triplets, seed) = (self.triplets(), config.seed);
+        let (triplets, seed, persp) = (self.triplets(), config.seed, self.persp);
         let loader = Loader::spawn_with(
             set,
             &config.train,
             config.order(start_step),
             config.loader_threads(),
-            move |c: &[SelfPlayRecord]| make_batch(c, triplets, seed),
+            move |c: &[SelfPlayRecord]| {
+                if persp {
+                    make_persp_batch(c, triplets, seed)
+                } else {
+                    make_batch(c, triplets, seed)
+                }
+            },
         )?;
         Ok((loader, records))
     }
 
     fn loss(&self, net: &TrainNet, batch: &ValueBatch) -> Tensor {
         let (fp, rest) = self.forward(net, batch);
-        let (sq, _) = self.value_terms(&fp, batch);
-        let value = sq.mean(Kind::Float);
-        match rest {
-            Some((fq, fr)) => value + loss::mean(&fp, &fq, &fr, self.kappa) * self.triplet_weight,
-            None => value,
+        self.loss_of(&fp, rest, batch)
+    }
+
+    fn loss_and_grads(&self, net: &TrainNet, batch: &ValueBatch) -> Tensor {
+        match &batch.inputs {
+            Inputs::Persp(t) => self.persp_loss_and_grads(net, batch, t),
+            Inputs::Boards(_) => {
+                let l = self.loss(net, batch);
+                l.backward();
+                l
+            }
         }
     }
 
@@ -262,6 +393,10 @@ impl Objective for ValueObjective {
     }
 
     fn boards(&self, batch: &ValueBatch) -> u64 {
-        batch.boards.len() as u64
+        batch.n as u64 * if batch.triplets { 3 } else { 1 }
+    }
+
+    fn positions(&self, batch: &ValueBatch) -> u64 {
+        batch.n as u64
     }
 }
