@@ -12,6 +12,7 @@ pub mod evalpolicy;
 pub mod evalpos;
 pub mod loader;
 pub mod loss;
+pub mod memory;
 pub mod metrics;
 pub mod model;
 pub mod objective;

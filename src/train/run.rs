@@ -51,6 +51,7 @@ pub fn train(
     if config.torch_threads > 0 {
         tch::set_num_threads(config.torch_threads as i32);
     }
+    super::memory::keep_freed_memory();
     let out = &config.out_dir;
     std::fs::create_dir_all(out)
         .with_context(|| format!("cannot create out_dir {}", out.display()))?;
