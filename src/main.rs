@@ -528,6 +528,15 @@ fn run(command: Cmd) -> Result<(), String> {
             Ok(())
         }
         #[cfg(feature = "torch")]
+        Cmd::Train(args) if args.speed.is_some() => {
+            let config = args.resolve().map_err(|e| format!("{e:#}"))?;
+            let steps = args.speed.unwrap_or_default();
+            let report = cerise::train::speed::run_speed(&config, steps, &mut |l| eprintln!("{l}"))
+                .map_err(|e| format!("{e:#}"))?;
+            out!("{report}");
+            Ok(())
+        }
+        #[cfg(feature = "torch")]
         Cmd::Train(args) => {
             let outcome = cerise::train::run_train_cli(&args).map_err(|e| format!("{e:#}"))?;
             out!("{outcome}");

@@ -25,6 +25,7 @@ pub mod rbf;
 pub mod regress;
 pub mod run;
 pub mod selfplay;
+pub mod speed;
 pub mod value;
 pub mod warm;
 pub mod wdl;

@@ -196,14 +196,14 @@ impl ValueObjective {
         self.triplet_weight > 0.0
     }
 
-    fn filter(config: &TrainConfig) -> Filter {
+    pub(super) fn filter(config: &TrainConfig) -> Filter {
         Filter {
             skip_plies: config.skip_plies,
             valid_permille: config.valid_permille,
         }
     }
 
-    fn train_paths(config: &TrainConfig) -> Vec<PathBuf> {
+    pub(super) fn train_paths(config: &TrainConfig) -> Vec<PathBuf> {
         std::iter::once(config.train.clone())
             .chain(config.train_more.iter().cloned())
             .collect()
@@ -250,6 +250,35 @@ impl ValueObjective {
         match rest {
             Some((fq, fr)) => value + loss::mean(fp, &fq, &fr, self.kappa) * self.triplet_weight,
             None => value,
+        }
+    }
+
+    /// The training step's loss and gradients as [`Objective::loss_and_grads`] computes
+    /// them (or, `autograd` on a perspective batch, by autograd from the first layer on),
+    /// with the seconds of its forward and its backward half (for `train --speed`).
+    pub fn timed_loss_and_grads(
+        &self,
+        net: &TrainNet,
+        b: &ValueBatch,
+        autograd: bool,
+    ) -> (Tensor, f64, f64) {
+        let start = std::time::Instant::now();
+        match &b.inputs {
+            Inputs::Persp(t) if !autograd => {
+                let t = t.to_device(net.device());
+                let fwd = persp_step::forward(net.mlp(), &t);
+                let (fp, rest) = self.split(&fwd.f, b);
+                let l = self.loss_of(&fp, rest, b);
+                let forward = start.elapsed().as_secs_f64();
+                persp_step::backward(net.mlp(), &t, &fwd, &l);
+                (l, forward, start.elapsed().as_secs_f64() - forward)
+            }
+            _ => {
+                let l = self.loss(net, b);
+                let forward = start.elapsed().as_secs_f64();
+                l.backward();
+                (l, forward, start.elapsed().as_secs_f64() - forward)
+            }
         }
     }
 
