@@ -15,6 +15,7 @@ pub mod loss;
 pub mod memory;
 pub mod metrics;
 pub mod model;
+pub mod native_step;
 pub mod objective;
 pub mod optim;
 pub mod persp_batch;

@@ -154,7 +154,17 @@ impl PerspBuilder {
     }
 
     /// The batch, with r's changes after q's and the feature-major index built.
-    pub fn finish(mut self) -> PerspBoards {
+    pub fn finish(self) -> PerspBoards {
+        self.finish_with(true)
+    }
+
+    /// The batch without the feature-major index (`tp_*`, `tk_*` left empty): the native
+    /// step (`super::native_step`) does not read it.
+    pub fn finish_host(self) -> PerspBoards {
+        self.finish_with(false)
+    }
+
+    fn finish_with(mut self, by_features: bool) -> PerspBoards {
         let mut o = self.out;
         if o.triplets {
             let shift = o.d_indices.len() as i64;
@@ -163,6 +173,9 @@ impl PerspBuilder {
             o.d_weights.append(&mut self.r_weights);
             o.pieces.append(&mut self.q_pieces);
             o.pieces.append(&mut self.r_pieces);
+        }
+        if !by_features {
+            return o;
         }
         (o.tp_rows, o.tp_offsets, _) = by_feature(&o.p_indices, &o.p_offsets, None);
         (o.tk_rows, o.tk_offsets, o.tk_weights) =

@@ -2,8 +2,9 @@
 //! config's first N+1 training batches (the first warms up and is not counted), trains a
 //! net from the config's start on them by each path (the plain sparse path, every board
 //! whole with autograd throughout, is the trainer before 2026-11-27; a perspective net adds
-//! the perspective step's layout with autograd, the step itself, and both paths again once
-//! freed memory is kept, `super::memory`), and times each phase of every step on this
+//! the perspective step's layout with autograd, the step itself, both paths again once
+//! freed memory is kept, `super::memory`, and on the CPU the native step,
+//! `super::native_step`, which `cerise train` runs there), and times each phase of every step on this
 //! thread. Every path sees the same batches and starts from the same weights, so the losses
 //! must agree step by step to float rounding; the report says by how much they do.
 //!
@@ -16,7 +17,7 @@ use super::loader::{epoch_permutation, Records};
 use super::model::TrainNet;
 use super::optim::Optimiser;
 use super::selfplay::SelfPlaySet;
-use super::value::ValueObjective;
+use super::value::{Layout, ValueObjective};
 use super::ObjectiveKind;
 use crate::net::{DeviceChoice, NetMeta};
 use anyhow::{ensure, Result};
@@ -72,15 +73,38 @@ pub fn run_speed(config: &TrainConfig, steps: u64, log: &mut dyn FnMut(&str)) ->
             .map(|pos| set.record(u64::from(perm[(pos % count) as usize])))
             .collect()
     };
-    // (name, perspective layout, autograd through the first layer, freed memory kept)
-    let mut paths = vec![("plain sparse", false, true, false)];
-    if ValueObjective::for_config(config).persp {
+    // (name, layout, autograd through the first layer, freed memory kept)
+    let mut paths = vec![("plain sparse", Layout::Boards, true, false)];
+    if ValueObjective::for_config(config).layout != Layout::Boards {
         paths.extend([
-            ("perspective layout, autograd backward", true, true, false),
-            ("perspective step", true, false, false),
-            ("plain sparse, freed memory kept", false, true, true),
-            ("perspective step, freed memory kept", true, false, true),
+            (
+                "perspective layout, autograd backward",
+                Layout::Persp,
+                true,
+                false,
+            ),
+            ("perspective step", Layout::Persp, false, false),
+            (
+                "plain sparse, freed memory kept",
+                Layout::Boards,
+                true,
+                true,
+            ),
+            (
+                "perspective step, freed memory kept",
+                Layout::Persp,
+                false,
+                true,
+            ),
         ]);
+        if device == tch::Device::Cpu {
+            paths.push((
+                "native step, freed memory kept",
+                Layout::Native,
+                false,
+                true,
+            ));
+        }
     }
     let mut report = String::new();
     writeln!(
@@ -98,13 +122,13 @@ pub fn run_speed(config: &TrainConfig, steps: u64, log: &mut dyn FnMut(&str)) ->
     )?;
     let mut losses: Vec<Vec<f64>> = Vec::new();
     let mut positions = 0u64;
-    for (name, persp, autograd, keep) in paths {
+    for (name, layout, autograd, keep) in paths {
         log(&format!("timing: {name}"));
         if keep {
             super::memory::keep_freed_memory();
         }
         let objective = ValueObjective {
-            persp,
+            layout,
             ..ValueObjective::for_config(config)
         };
         let net = start_net(config, device, log)?;

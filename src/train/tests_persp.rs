@@ -7,7 +7,10 @@ use super::config::OptimKind;
 use super::model::TrainNet;
 use super::objective::Objective;
 use super::optim::Optimiser;
-use super::value::{make_batch, make_persp_batch, persp_boards, Inputs, ValueObjective};
+use super::value::{
+    make_batch, make_in, make_native_batch, make_persp_batch, persp_boards, Inputs, Layout,
+    ValueObjective,
+};
 use crate::data::rng::SplitMix64;
 use crate::data::selfplay::{Outcome, SelfPlayRecord};
 use crate::net::NetMeta;
@@ -36,14 +39,14 @@ fn records(games: u32, plies: u16) -> Vec<SelfPlayRecord> {
     out
 }
 
-fn objective(persp: bool, triplets: bool) -> ValueObjective {
+fn objective(layout: Layout, triplets: bool) -> ValueObjective {
     ValueObjective {
         lambda: 0.5,
         scale: 400.0,
         triplet_weight: if triplets { 0.1 } else { 0.0 },
         kappa: 1.0,
         cp_per_unit: 100.0,
-        persp,
+        layout,
     }
 }
 
@@ -85,6 +88,16 @@ fn the_perspective_batch_holds_the_plain_batch() {
             want.push(f);
         }
         assert_eq!(boards.board_features(), want, "triplets {triplets}");
+        let native = make_native_batch(&recs, triplets, 5);
+        let Inputs::Native(host) = &native.inputs else {
+            panic!("make_native_batch makes the host layout");
+        };
+        assert_eq!(
+            (native.n, &native.score, &native.result),
+            (plain.n, &plain.score, &plain.result)
+        );
+        assert_eq!(host.board_features(), want, "native, triplets {triplets}");
+        assert_eq!(host.pieces, boards.pieces);
     }
 }
 
@@ -92,6 +105,16 @@ fn the_perspective_batch_holds_the_plain_batch() {
 /// single-output and a bucketed perspective net, with and without triplets.
 #[test]
 fn the_perspective_step_trains_what_the_plain_path_trains() {
+    trains_what_the_plain_path_trains(Layout::Persp);
+}
+
+/// The same for the native step.
+#[test]
+fn the_native_step_trains_what_the_plain_path_trains() {
+    trains_what_the_plain_path_trains(Layout::Native);
+}
+
+fn trains_what_the_plain_path_trains(layout: Layout) {
     let recs = records(8, 90);
     let steps = 4;
     for preset in ["persp-128", "persp-128-ob8"] {
@@ -101,11 +124,14 @@ fn the_perspective_step_trains_what_the_plain_path_trains() {
             let persp_net = TrainNet::fresh(meta, 3, Device::Cpu);
             let adam = |net: &TrainNet| Optimiser::new(&net.vs, OptimKind::Adam, 0.9, false, 0.0);
             let (mut plain_opt, mut persp_opt) = (adam(&plain_net), adam(&persp_net));
-            let (plain_obj, persp_obj) = (objective(false, triplets), objective(true, triplets));
+            let (plain_obj, persp_obj) = (
+                objective(Layout::Boards, triplets),
+                objective(layout, triplets),
+            );
             for (step, chunk) in recs.chunks(recs.len() / steps).take(steps).enumerate() {
-                let what = format!("{preset}, triplets {triplets}, step {step}");
+                let what = format!("{layout:?} {preset}, triplets {triplets}, step {step}");
                 let plain = make_batch(chunk, triplets, 9);
-                let persp = make_persp_batch(chunk, triplets, 9);
+                let persp = make_in(layout, chunk, triplets, 9);
                 plain_opt.zero_grad();
                 persp_opt.zero_grad();
                 let lp = plain_obj
@@ -144,7 +170,7 @@ fn the_hand_written_backward_equals_autograd() {
     let meta = NetMeta::for_preset("persp-128").expect("preset");
     let a = TrainNet::fresh(meta.clone(), 4, Device::Cpu);
     let b = TrainNet::fresh(meta, 4, Device::Cpu);
-    let obj = objective(true, true);
+    let obj = objective(Layout::Persp, true);
     let batch = make_persp_batch(&recs, true, 1);
     let la = obj.loss(&a, &batch);
     la.backward();
@@ -156,4 +182,59 @@ fn the_hand_written_backward_equals_autograd() {
         diff <= 1e-5 * scale,
         "gradients differ by {diff} of {scale}"
     );
+}
+
+/// Validation's scores (no graph) of the native layout are the plain path's.
+#[test]
+fn the_native_forward_scores_what_the_plain_path_scores() {
+    let recs = records(5, 80);
+    for preset in ["persp-128", "persp-128-ob8"] {
+        let net = TrainNet::fresh(NetMeta::for_preset(preset).expect("preset"), 6, Device::Cpu);
+        for triplets in [true, false] {
+            let plain = objective(Layout::Boards, triplets);
+            let native = objective(Layout::Native, triplets);
+            let a = plain.validate(&net, &[make_batch(&recs, triplets, 2)]);
+            let b = native.validate(&net, &[make_native_batch(&recs, triplets, 2)]);
+            let what = format!("{preset}, triplets {triplets}");
+            assert!((a.loss - b.loss).abs() < 1e-6, "{what}: {a:?} {b:?}");
+            // A score within rounding of a threshold may fall either side.
+            assert!(
+                (a.accuracy - b.accuracy).abs() < 0.02,
+                "{what}: {a:?} {b:?}"
+            );
+            assert!((a.extra - b.extra).abs() < 1e-3, "{what}: {a:?} {b:?}");
+        }
+    }
+}
+
+/// The native step gives the same gradients on one thread and on several (each thread sums
+/// its share; the shares are then added).
+#[test]
+fn the_native_step_is_the_same_on_one_thread_and_three() {
+    use super::native_step::Weights;
+    let recs = records(3, 60);
+    let Inputs::Native(boards) = make_native_batch(&recs, true, 4).inputs else {
+        panic!("native layout");
+    };
+    let net = TrainNet::fresh(
+        NetMeta::for_preset("persp-128").expect("preset"),
+        8,
+        Device::Cpu,
+    );
+    let w = Weights::of(net.mlp());
+    let (f1, f3) = (w.forward(&boards, 1), w.forward(&boards, 3));
+    assert_eq!(f1, f3, "scores are per board");
+    let df: Vec<f32> = (0..f1.len())
+        .map(|i| ((i % 7) as f32 - 3.0) * 1e-3)
+        .collect();
+    let (g1, g3) = (w.backward(&boards, &df, 1), w.backward(&boards, &df, 3));
+    let (a, b) = (g1.flat(), g3.flat());
+    assert_eq!(a.len(), b.len());
+    let scale = a.iter().fold(0f32, |m, x| m.max(x.abs()));
+    assert!(scale > 0.0);
+    let diff = a
+        .iter()
+        .zip(&b)
+        .fold(0f32, |m, (x, y)| m.max((x - y).abs()));
+    assert!(diff <= 1e-5 * scale, "{diff} of {scale}");
 }

@@ -18,6 +18,7 @@ use super::config::TrainConfig;
 use super::loader::{spread_records, Loader, Records};
 use super::loss::{self, LossStats};
 use super::model::{SparseBoards, TrainNet};
+use super::native_step;
 use super::objective::{Objective, Validation};
 use super::persp_batch::{PerspBoards, PerspBuilder};
 use super::persp_step::{self, PerspTensors};
@@ -39,6 +40,19 @@ pub enum Inputs {
     Boards(SparseBoards),
     /// The perspective step's layout (`super::persp_batch`), on the CPU.
     Persp(PerspTensors),
+    /// The same layout on the host, for the native step (`super::native_step`).
+    Native(PerspBoards),
+}
+
+/// How an objective lays out its batches, and so which step trains on them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Layout {
+    /// Every board whole, autograd throughout (any net).
+    Boards,
+    /// A perspective net's layout as tensors, for the perspective step (any device).
+    Persp,
+    /// A perspective net's layout on the host, for the native step (the CPU).
+    Native,
 }
 
 /// One step's positions: the net's inputs for p (and q and r with triplets), and the
@@ -104,10 +118,24 @@ pub fn make_batch(records: &[SelfPlayRecord], triplets: bool, seed: u64) -> Valu
 /// [`make_batch`] for the perspective step: the same records kept, the same moves chosen,
 /// each position's legal moves generated once.
 pub fn make_persp_batch(records: &[SelfPlayRecord], triplets: bool, seed: u64) -> ValueBatch {
-    let (boards, score, result) = persp_boards(records, triplets, seed);
+    let (builder, score, result) = persp_builder(records, triplets, seed);
+    let boards = builder.finish();
     ValueBatch {
         n: boards.n,
         inputs: Inputs::Persp(PerspTensors::new(&boards)),
+        score,
+        result,
+        triplets,
+    }
+}
+
+/// [`make_persp_batch`] for the native step: the same boards, on the host.
+pub fn make_native_batch(records: &[SelfPlayRecord], triplets: bool, seed: u64) -> ValueBatch {
+    let (builder, score, result) = persp_builder(records, triplets, seed);
+    let boards = builder.finish_host();
+    ValueBatch {
+        n: boards.n,
+        inputs: Inputs::Native(boards),
         score,
         result,
         triplets,
@@ -120,6 +148,15 @@ pub fn persp_boards(
     triplets: bool,
     seed: u64,
 ) -> (PerspBoards, Vec<f32>, Vec<f32>) {
+    let (builder, score, result) = persp_builder(records, triplets, seed);
+    (builder.finish(), score, result)
+}
+
+fn persp_builder(
+    records: &[SelfPlayRecord],
+    triplets: bool,
+    seed: u64,
+) -> (PerspBuilder, Vec<f32>, Vec<f32>) {
     let mut boards = PerspBuilder::new(records.len(), triplets);
     let mut score = Vec::with_capacity(records.len());
     let mut result = Vec::with_capacity(records.len());
@@ -152,7 +189,26 @@ pub fn persp_boards(
         score.push(f32::from(rec.score).clamp(-SCORE_CAP, SCORE_CAP));
         result.push(rec.result.score_for(pos.turn()));
     }
-    (boards.finish(), score, result)
+    (boards, score, result)
+}
+
+/// A batch of `records` in `layout`.
+pub fn make_in(
+    layout: Layout,
+    records: &[SelfPlayRecord],
+    triplets: bool,
+    seed: u64,
+) -> ValueBatch {
+    match layout {
+        Layout::Boards => make_batch(records, triplets, seed),
+        Layout::Persp => make_persp_batch(records, triplets, seed),
+        Layout::Native => make_native_batch(records, triplets, seed),
+    }
+}
+
+/// The native step's threads: libtorch's setting (the config's `torch_threads`).
+fn native_threads() -> usize {
+    tch::get_num_threads().max(1) as usize
 }
 
 /// The value objective, or value plus triplets.
@@ -163,8 +219,9 @@ pub struct ValueObjective {
     pub triplet_weight: f64,
     pub kappa: f64,
     pub cp_per_unit: f64,
-    /// Batches for the perspective step (the preset is a perspective net).
-    pub persp: bool,
+    /// The batches' layout: a perspective net's for the native step on the CPU, for the
+    /// perspective step elsewhere.
+    pub layout: Layout,
 }
 
 impl ValueObjective {
@@ -176,20 +233,31 @@ impl ValueObjective {
             triplet_weight: if mixed { config.triplet_weight } else { 0.0 },
             kappa: config.kappa,
             cp_per_unit: f64::from(config.cp_per_unit),
-            persp: crate::net::ModelArch::preset(&config.preset).is_ok_and(|a| {
-                a.mlp()
-                    .is_some_and(|m| m.form == crate::net::Form::Perspective)
-            }),
+            layout: Self::layout_for(config),
+        }
+    }
+
+    fn layout_for(config: &TrainConfig) -> Layout {
+        let persp = crate::net::ModelArch::preset(&config.preset).is_ok_and(|a| {
+            a.mlp()
+                .is_some_and(|m| m.form == crate::net::Form::Perspective)
+        });
+        let cpu = config
+            .device
+            .parse::<crate::net::DeviceChoice>()
+            .ok()
+            .and_then(|d| d.resolve().ok())
+            == Some(tch::Device::Cpu);
+        match (persp, cpu) {
+            (false, _) => Layout::Boards,
+            (true, false) => Layout::Persp,
+            (true, true) => Layout::Native,
         }
     }
 
     /// A batch of `records` in the layout this objective trains on.
     pub fn make(&self, records: &[SelfPlayRecord], seed: u64) -> ValueBatch {
-        if self.persp {
-            make_persp_batch(records, self.triplets(), seed)
-        } else {
-            make_batch(records, self.triplets(), seed)
-        }
+        make_in(self.layout, records, self.triplets(), seed)
     }
 
     fn triplets(&self) -> bool {
@@ -218,6 +286,11 @@ impl ValueObjective {
                 let t = t.to_device(net.device());
                 let (p, kids) = persp_step::views(net.mlp(), &t);
                 persp_step::scores(net.mlp(), &p, kids.as_ref(), &t)
+            }
+            // Scores only, no graph: validation's use.
+            Inputs::Native(boards) => {
+                let f = native_step::Weights::of(net.mlp()).forward(boards, native_threads());
+                Tensor::from_slice(&f).to_device(net.device())
             }
         };
         self.split(&f, b)
@@ -264,6 +337,7 @@ impl ValueObjective {
     ) -> (Tensor, f64, f64) {
         let start = std::time::Instant::now();
         match &b.inputs {
+            Inputs::Native(boards) => self.timed_native(net, b, boards),
             Inputs::Persp(t) if !autograd => {
                 let t = t.to_device(net.device());
                 let fwd = persp_step::forward(net.mlp(), &t);
@@ -280,6 +354,45 @@ impl ValueObjective {
                 (l, forward, start.elapsed().as_secs_f64() - forward)
             }
         }
+    }
+
+    /// The native step: the loss, with every parameter's gradient accumulated. The scores
+    /// come from `native_step`, the loss and its gradient for each score from libtorch (the
+    /// same code as every other path's), the parameters' gradients from `native_step` again.
+    pub fn native_loss_and_grads(
+        &self,
+        net: &TrainNet,
+        b: &ValueBatch,
+        boards: &PerspBoards,
+    ) -> Tensor {
+        self.timed_native(net, b, boards).0
+    }
+
+    fn timed_native(
+        &self,
+        net: &TrainNet,
+        b: &ValueBatch,
+        boards: &PerspBoards,
+    ) -> (Tensor, f64, f64) {
+        assert_eq!(
+            net.device(),
+            tch::Device::Cpu,
+            "the native step runs on the CPU"
+        );
+        let start = std::time::Instant::now();
+        let threads = native_threads();
+        let weights = native_step::Weights::of(net.mlp());
+        let f = Tensor::from_slice(&weights.forward(boards, threads)).set_requires_grad(true);
+        let (fp, rest) = self.split(&f, b);
+        let l = self.loss_of(&fp, rest, b);
+        let forward = start.elapsed().as_secs_f64();
+        l.backward();
+        let df = f.grad();
+        let count = df.numel();
+        let mut d = vec![0f32; count];
+        df.copy_data(&mut d, count);
+        weights.backward(boards, &d, threads).deposit(net.mlp());
+        (l, forward, start.elapsed().as_secs_f64() - forward)
     }
 
     /// The perspective step: the loss, with every parameter's gradient accumulated.
@@ -348,19 +461,13 @@ impl Objective for ValueObjective {
             d.early, d.in_check, d.noisy, d.other_split
         );
         let records = set.count();
-        let (triplets, seed, persp) = (self.triplets(), config.seed, self.persp);
+        let (triplets, seed, layout) = (self.triplets(), config.seed, self.layout);
         let loader = Loader::spawn_with(
             set,
             &config.train,
             config.order(start_step),
             config.loader_threads(),
-            move |c: &[SelfPlayRecord]| {
-                if persp {
-                    make_persp_batch(c, triplets, seed)
-                } else {
-                    make_batch(c, triplets, seed)
-                }
-            },
+            move |c: &[SelfPlayRecord]| make_in(layout, c, triplets, seed),
         )?;
         Ok((loader, records))
     }
@@ -373,6 +480,7 @@ impl Objective for ValueObjective {
     fn loss_and_grads(&self, net: &TrainNet, batch: &ValueBatch) -> Tensor {
         match &batch.inputs {
             Inputs::Persp(t) => self.persp_loss_and_grads(net, batch, t),
+            Inputs::Native(boards) => self.native_loss_and_grads(net, batch, boards),
             Inputs::Boards(_) => {
                 let l = self.loss(net, batch);
                 l.backward();
