@@ -11,8 +11,11 @@
 //! search's best move (the move played), r after a random other legal move; the loss is
 //! value + `triplet_weight` × triplet loss (`super::loss`). One forward pass serves both.
 //!
-//! A perspective net trains on [`Inputs::Persp`] (`super::persp_step`: each position's
-//! pieces read once, its children as their changes); other MLPs on every board whole.
+//! A perspective net trains on each position's pieces read once and its children as their
+//! changes (`super::persp_batch`): on the CPU by the native step ([`Inputs::Native`],
+//! `super::native_step`), elsewhere by the perspective step ([`Inputs::Persp`],
+//! `super::persp_step`). Other MLPs train on every board whole. Every path trains on the
+//! same records, to the same loss (bench/records/training-speed.md).
 
 use super::config::TrainConfig;
 use super::loader::{spread_records, Loader, Records};
@@ -472,6 +475,8 @@ impl Objective for ValueObjective {
         Ok((loader, records))
     }
 
+    /// The loss; with its graph back to the parameters except on a native batch, whose
+    /// scores come from outside libtorch (the step runs `loss_and_grads`).
     fn loss(&self, net: &TrainNet, batch: &ValueBatch) -> Tensor {
         let (fp, rest) = self.forward(net, batch);
         self.loss_of(&fp, rest, batch)
