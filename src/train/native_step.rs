@@ -68,13 +68,7 @@ fn half_swapped(dst: &mut [f32], src: &[f32]) {
 /// clamp(x, 0, 1), NaN kept (as libtorch's clamp keeps it).
 #[inline(always)]
 fn clamp01(x: f32) -> f32 {
-    if x < 0.0 {
-        0.0
-    } else if x > 1.0 {
-        1.0
-    } else {
-        x
-    }
+    x.clamp(0.0, 1.0)
 }
 
 /// Σ clamp(v)²·w, in eight lanes (so that it vectorises).
