@@ -327,6 +327,11 @@ fn run(command: Cmd) -> Result<(), String> {
                 .map(|path| format!("curves {}", path.display())),
         ),
         #[cfg(feature = "torch")]
+        Cmd::Train(args) if args.speed.is_some() => show(args.resolve().and_then(|config| {
+            let steps = args.speed.unwrap_or_default();
+            cerise::train::speed::run_speed(&config, steps, &mut |l| eprintln!("{l}"))
+        })),
+        #[cfg(feature = "torch")]
         Cmd::Train(args) => show(cerise::train::run_train_cli(&args)),
         #[cfg(feature = "torch")]
         Cmd::Evalnet(args) => show(cerise::train::evalnet::run_evalnet_cli(&args)),

@@ -173,9 +173,18 @@ impl Mlp {
         other: &Tensor,
         pieces: Option<&Tensor>,
     ) -> Result<Tensor, TchError> {
+        self.f_perspective_out(&Tensor::f_cat(&[own, other], 1)?, pieces)
+    }
+
+    /// [`Mlp::f_perspective_head`] from both views side by side, [N, 2H] (own, then other):
+    /// the trainer's perspective step builds them so.
+    pub fn f_perspective_out(
+        &self,
+        views: &Tensor,
+        pieces: Option<&Tensor>,
+    ) -> Result<Tensor, TchError> {
         let out = &self.layers[1];
-        let both = Tensor::f_cat(&[screlu(own)?, screlu(other)?], 1)?;
-        let outputs = both.f_linear(&out.ws, out.bs.as_ref())?;
+        let outputs = screlu(views)?.f_linear(&out.ws, out.bs.as_ref())?;
         let f = match pieces {
             None => outputs.f_squeeze_dim(-1)?,
             Some(p) => {

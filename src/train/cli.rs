@@ -20,6 +20,11 @@ pub struct TrainArgs {
     /// objective, and exit (no training).
     #[arg(long, conflicts_with = "resume")]
     pub plot: bool,
+    /// Only time N steps of the value or mixed objective on the config's first batches,
+    /// phase by phase, by the plain sparse path and (a perspective net) the perspective
+    /// step, and print the table (no training run, nothing written).
+    #[arg(long, value_name = "N", conflicts_with_all = ["resume", "plot"])]
+    pub speed: Option<u64>,
     #[arg(long)]
     pub steps: Option<u64>,
     #[arg(long)]

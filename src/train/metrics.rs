@@ -6,7 +6,7 @@ use std::io::Write;
 use std::path::Path;
 
 pub const HEADER: &str =
-    "step,lr,train_loss,valid_loss,valid_accuracy,valid_mean_abs_pq,elapsed_s,positions_per_s";
+    "step,lr,train_loss,valid_loss,valid_accuracy,valid_mean_abs_pq,elapsed_s,boards_per_s";
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Row {
@@ -19,8 +19,9 @@ pub struct Row {
     pub valid_accuracy: f64,
     pub valid_mean_abs_pq: f64,
     pub elapsed_s: f64,
-    /// Boards (three per triplet) through the forward pass per second of training.
-    pub positions_per_s: f64,
+    /// Boards (three per triplet) through the forward pass per second of training. Files
+    /// written before 2026-11-27 name this column `positions_per_s`; it held boards then too.
+    pub boards_per_s: f64,
 }
 
 impl Row {
@@ -34,7 +35,7 @@ impl Row {
             self.valid_accuracy,
             self.valid_mean_abs_pq,
             self.elapsed_s,
-            self.positions_per_s
+            self.boards_per_s
         )
     }
 
@@ -55,7 +56,7 @@ impl Row {
             valid_accuracy: v[4],
             valid_mean_abs_pq: v[5],
             elapsed_s: v[6],
-            positions_per_s: v[7],
+            boards_per_s: v[7],
         })
     }
 }
@@ -106,7 +107,7 @@ mod tests {
             valid_accuracy: 0.6,
             valid_mean_abs_pq: 0.1,
             elapsed_s: 3.0,
-            positions_per_s: 1000.0,
+            boards_per_s: 1000.0,
         }
     }
 

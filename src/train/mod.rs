@@ -12,16 +12,21 @@ pub mod evalpolicy;
 pub mod evalpos;
 pub mod loader;
 pub mod loss;
+pub mod memory;
 pub mod metrics;
 pub mod model;
+pub mod native_step;
 pub mod objective;
 pub mod optim;
+pub mod persp_batch;
+pub mod persp_step;
 pub mod plot;
 pub mod policy;
 pub mod rbf;
 pub mod regress;
 pub mod run;
 pub mod selfplay;
+pub mod speed;
 pub mod value;
 pub mod warm;
 pub mod wdl;
@@ -33,5 +38,7 @@ pub use run::{redraw_curves, train, TrainOutcome};
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_persp;
 #[cfg(test)]
 mod tests_winloss;

@@ -35,10 +35,25 @@ pub trait Objective {
     /// The mean loss of a batch, in training mode, with its graph.
     fn loss(&self, net: &TrainNet, batch: &Self::Batch) -> Tensor;
 
+    /// The loss of a batch with its gradients added to the parameters' (the training step;
+    /// the caller zeroes them first). An objective may compute them its own way, to the same
+    /// values as `loss`'s graph.
+    fn loss_and_grads(&self, net: &TrainNet, batch: &Self::Batch) -> Tensor {
+        let l = self.loss(net, batch);
+        l.backward();
+        l
+    }
+
     fn validate(&self, net: &TrainNet, batches: &[Self::Batch]) -> Validation;
 
-    /// Positions through the forward pass for a batch (for the speed figure).
+    /// Boards through the forward pass for a batch, children included (for the speed
+    /// figure).
     fn boards(&self, batch: &Self::Batch) -> u64;
+
+    /// Training positions in a batch: a triplet counts once, though it passes three boards.
+    fn positions(&self, batch: &Self::Batch) -> u64 {
+        self.boards(batch)
+    }
 }
 
 /// Deep Pink's objective (see `loss`).
@@ -106,5 +121,9 @@ impl Objective for Triplets {
 
     fn boards(&self, batch: &Batch) -> u64 {
         3 * batch.n as u64
+    }
+
+    fn positions(&self, batch: &Batch) -> u64 {
+        batch.n as u64
     }
 }

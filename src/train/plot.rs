@@ -167,7 +167,7 @@ mod tests {
                 valid_accuracy: 0.5 + i as f64 * 0.02,
                 valid_mean_abs_pq: 0.2,
                 elapsed_s: i as f64,
-                positions_per_s: 100.0,
+                boards_per_s: 100.0,
             })
             .collect();
         let path = std::env::temp_dir().join(format!("cerise-plot-{}.png", std::process::id()));

@@ -51,6 +51,7 @@ pub fn train(
     if config.torch_threads > 0 {
         tch::set_num_threads(config.torch_threads as i32);
     }
+    super::memory::keep_freed_memory();
     let out = &config.out_dir;
     std::fs::create_dir_all(out)
         .with_context(|| format!("cannot create out_dir {}", out.display()))?;
@@ -156,7 +157,8 @@ fn run<O: Objective>(
     let elapsed = || elapsed_before + started.elapsed().as_secs_f64();
     let mut step = start_step;
     let mut last_ckpt = (start_step, checkpoint::newest(out)?);
-    let (mut loss_sum, mut loss_n, mut boards_since) = (0.0, 0u64, 0u64);
+    let (mut loss_sum, mut loss_n) = (0.0, 0u64);
+    let (mut positions_since, mut boards_since) = (0u64, 0u64);
     let mut since = Instant::now();
     let mut last_row = None;
     let mut stopped = false;
@@ -171,9 +173,8 @@ fn run<O: Objective>(
         // run draw what an uninterrupted one would, and `seeded` keeps another thread of the
         // process (a second run, a test) from drawing in between.
         let step_seed = crate::data::rng::mix64(config.seed ^ step.rotate_left(32));
-        let l = crate::net::seed::seeded(step_seed, || objective.loss(&net, &batch));
         optim.zero_grad();
-        l.backward();
+        let l = crate::net::seed::seeded(step_seed, || objective.loss_and_grads(&net, &batch));
         optim.step(lr);
         let lv = l.double_value(&[]);
         if !lv.is_finite() {
@@ -184,11 +185,13 @@ fn run<O: Objective>(
         }
         loss_sum += lv;
         loss_n += 1;
+        positions_since += objective.positions(&batch);
         boards_since += objective.boards(&batch);
         step += 1;
 
         if step % config.eval_every == 0 || step == config.steps {
             let v = objective.validate(&net, &valid);
+            let seconds = since.elapsed().as_secs_f64().max(1e-9);
             let row = Row {
                 step,
                 lr,
@@ -197,7 +200,7 @@ fn run<O: Objective>(
                 valid_accuracy: v.accuracy,
                 valid_mean_abs_pq: v.extra,
                 elapsed_s: elapsed(),
-                positions_per_s: boards_since as f64 / since.elapsed().as_secs_f64().max(1e-9),
+                boards_per_s: boards_since as f64 / seconds,
             };
             metrics::append(&metrics_path(out), &row)?;
             let extra = match config.objective {
@@ -208,18 +211,25 @@ fn run<O: Objective>(
                     format!(" |score-search| {:.1} cp", row.valid_mean_abs_pq)
                 }
             };
+            // A triplet's three boards are one training position; both counts are shown
+            // when they differ.
+            let positions_per_s = positions_since as f64 / seconds;
+            let speed = if positions_since == boards_since {
+                format!("{positions_per_s:.0} positions/s")
+            } else {
+                format!(
+                    "{positions_per_s:.0} positions/s ({:.0} boards/s)",
+                    row.boards_per_s
+                )
+            };
             log(&format!(
-                "step {step}/{} lr {lr:.4} train {:.4} valid {:.4} acc {:.4}{extra} \
-                 {:.0} pos/s {:.0}s",
-                config.steps,
-                row.train_loss,
-                row.valid_loss,
-                row.valid_accuracy,
-                row.positions_per_s,
-                row.elapsed_s
+                "step {step}/{} lr {lr:.4} train {:.4} valid {:.4} acc {:.4}{extra} {speed} \
+                 {:.0}s",
+                config.steps, row.train_loss, row.valid_loss, row.valid_accuracy, row.elapsed_s
             ));
             last_row = Some(row);
-            (loss_sum, loss_n, boards_since) = (0.0, 0, 0);
+            (loss_sum, loss_n) = (0.0, 0);
+            (positions_since, boards_since) = (0, 0);
             since = Instant::now();
         }
         if step % config.checkpoint_every == 0 {

@@ -10,16 +10,25 @@
 //! MIXED: the same batch also gives Deep Pink's triplets from Cerise's own games: q after the
 //! search's best move (the move played), r after a random other legal move; the loss is
 //! value + `triplet_weight` × triplet loss (`super::loss`). One forward pass serves both.
+//!
+//! A perspective net trains on each position's pieces read once and its children as their
+//! changes (`super::persp_batch`): on the CPU by the native step ([`Inputs::Native`],
+//! `super::native_step`), elsewhere by the perspective step ([`Inputs::Persp`],
+//! `super::persp_step`). Other MLPs train on every board whole. Every path trains on the
+//! same records, to the same loss (bench/records/training-speed.md).
 
 use super::config::TrainConfig;
 use super::loader::{spread_records, Loader, Order, Records};
 use super::loss::{self, LossStats};
 use super::model::{SparseBoards, TrainNet};
+use super::native_step;
 use super::objective::{Objective, Validation};
+use super::persp_batch::{PerspBoards, PerspBuilder};
+use super::persp_step::{self, PerspTensors};
 use super::selfplay::{Filter, SelfPlaySet};
 use crate::chess::CompactBoard;
 use crate::data::rng::{mix64, SplitMix64};
-use crate::data::selfplay::SelfPlayRecord;
+use crate::data::selfplay::{SelfPlayRecord, StoredMove};
 use anyhow::Result;
 use shakmaty::Position as _;
 use std::path::PathBuf;
@@ -28,15 +37,44 @@ use tch::{Kind, Tensor};
 /// Scores beyond this many centipawns (mates) count as this in the target and the error.
 const SCORE_CAP: f32 = 3000.0;
 
-/// One step's positions: p (then q, then r with triplets) as sparse boards, and the targets.
+/// The net's inputs of one step.
+pub enum Inputs {
+    /// p, then q, then r with triplets, every board whole.
+    Boards(SparseBoards),
+    /// The perspective step's layout (`super::persp_batch`), on the CPU.
+    Persp(PerspTensors),
+    /// The same layout on the host, for the native step (`super::native_step`).
+    Native(PerspBoards),
+}
+
+/// How an objective lays out its batches, and so which step trains on them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Layout {
+    /// Every board whole, autograd throughout (any net).
+    Boards,
+    /// A perspective net's layout as tensors, for the perspective step (any device).
+    Persp,
+    /// A perspective net's layout on the host, for the native step (the CPU).
+    Native,
+}
+
+/// One step's positions: the net's inputs for p (and q and r with triplets), and the
+/// targets.
 pub struct ValueBatch {
     pub n: usize,
-    pub boards: SparseBoards,
+    pub inputs: Inputs,
     /// The search's score for the side to move, centipawns, capped.
     pub score: Vec<f32>,
     /// The game's result for the side to move: 1, 0.5, 0.
     pub result: Vec<f32>,
     pub triplets: bool,
+}
+
+/// Which of `count` other moves a record's triplet takes: the same for a record in every
+/// epoch, as a triplet file would hold.
+fn other_move(seed: u64, rec: &SelfPlayRecord, count: usize) -> usize {
+    let key = mix64(seed ^ u64::from(rec.game)) ^ u64::from(rec.ply);
+    SplitMix64::new(key).below(count)
 }
 
 /// Builds a batch; a record whose position or move does not replay is left out (the set's
@@ -57,9 +95,7 @@ pub fn make_batch(records: &[SelfPlayRecord], triplets: bool, seed: u64) -> Valu
             if others.is_empty() {
                 continue;
             }
-            // The same random move for a record in every epoch, as a triplet file would hold.
-            let key = mix64(seed ^ u64::from(rec.game)) ^ u64::from(rec.ply);
-            let other = others[SplitMix64::new(key).below(others.len())];
+            let other = others[other_move(seed, rec, others.len())];
             let child = |m: &shakmaty::Move| {
                 let mut c = pos.clone();
                 c.play_unchecked(*m);
@@ -75,11 +111,107 @@ pub fn make_batch(records: &[SelfPlayRecord], triplets: bool, seed: u64) -> Valu
     let boards = SparseBoards::from_boards(p.iter().chain(&q).chain(&r));
     ValueBatch {
         n: p.len(),
-        boards,
+        inputs: Inputs::Boards(boards),
         score,
         result,
         triplets,
     }
+}
+
+/// [`make_batch`] for the perspective step: the same records kept, the same moves chosen,
+/// each position's legal moves generated once.
+pub fn make_persp_batch(records: &[SelfPlayRecord], triplets: bool, seed: u64) -> ValueBatch {
+    let (builder, score, result) = persp_builder(records, triplets, seed);
+    let boards = builder.finish();
+    ValueBatch {
+        n: boards.n,
+        inputs: Inputs::Persp(PerspTensors::new(&boards)),
+        score,
+        result,
+        triplets,
+    }
+}
+
+/// [`make_persp_batch`] for the native step: the same boards, on the host.
+pub fn make_native_batch(records: &[SelfPlayRecord], triplets: bool, seed: u64) -> ValueBatch {
+    let (builder, score, result) = persp_builder(records, triplets, seed);
+    let boards = builder.finish_host();
+    ValueBatch {
+        n: boards.n,
+        inputs: Inputs::Native(boards),
+        score,
+        result,
+        triplets,
+    }
+}
+
+/// The boards and targets of [`make_persp_batch`], on the host.
+pub fn persp_boards(
+    records: &[SelfPlayRecord],
+    triplets: bool,
+    seed: u64,
+) -> (PerspBoards, Vec<f32>, Vec<f32>) {
+    let (builder, score, result) = persp_builder(records, triplets, seed);
+    (builder.finish(), score, result)
+}
+
+fn persp_builder(
+    records: &[SelfPlayRecord],
+    triplets: bool,
+    seed: u64,
+) -> (PerspBuilder, Vec<f32>, Vec<f32>) {
+    let mut boards = PerspBuilder::new(records.len(), triplets);
+    let mut score = Vec::with_capacity(records.len());
+    let mut result = Vec::with_capacity(records.len());
+    for rec in records {
+        let Ok(pos) = rec.position() else {
+            continue;
+        };
+        let legal = pos.legal_moves();
+        let Some(best) = legal.iter().find(|m| StoredMove::of(m) == rec.best) else {
+            continue;
+        };
+        let p = CompactBoard::from_chess(&pos);
+        if triplets {
+            // The k-th of the moves other than the best, as `make_batch` picks it.
+            let Some(k) = (legal.len() > 1).then(|| other_move(seed, rec, legal.len() - 1)) else {
+                continue;
+            };
+            let Some(other) = legal.iter().filter(|m| *m != best).nth(k) else {
+                continue;
+            };
+            let child = |m: &shakmaty::Move| {
+                let mut c = pos.clone();
+                c.play_unchecked(*m);
+                CompactBoard::from_chess(&c)
+            };
+            boards.push(&p, Some((&child(best), &child(other))));
+        } else {
+            boards.push(&p, None);
+        }
+        score.push(f32::from(rec.score).clamp(-SCORE_CAP, SCORE_CAP));
+        result.push(rec.result.score_for(pos.turn()));
+    }
+    (boards, score, result)
+}
+
+/// A batch of `records` in `layout`.
+pub fn make_in(
+    layout: Layout,
+    records: &[SelfPlayRecord],
+    triplets: bool,
+    seed: u64,
+) -> ValueBatch {
+    match layout {
+        Layout::Boards => make_batch(records, triplets, seed),
+        Layout::Persp => make_persp_batch(records, triplets, seed),
+        Layout::Native => make_native_batch(records, triplets, seed),
+    }
+}
+
+/// The native step's threads: libtorch's setting (the config's `torch_threads`).
+fn native_threads() -> usize {
+    tch::get_num_threads().max(1) as usize
 }
 
 /// The value objective, or value plus triplets.
@@ -90,6 +222,9 @@ pub struct ValueObjective {
     pub triplet_weight: f64,
     pub kappa: f64,
     pub cp_per_unit: f64,
+    /// The batches' layout: a perspective net's for the native step on the CPU, for the
+    /// perspective step elsewhere.
+    pub layout: Layout,
 }
 
 impl ValueObjective {
@@ -101,29 +236,70 @@ impl ValueObjective {
             triplet_weight: if mixed { config.triplet_weight } else { 0.0 },
             kappa: config.kappa,
             cp_per_unit: f64::from(config.cp_per_unit),
+            layout: Self::layout_for(config),
         }
+    }
+
+    fn layout_for(config: &TrainConfig) -> Layout {
+        let persp = crate::net::ModelArch::preset(&config.preset).is_ok_and(|a| {
+            a.mlp()
+                .is_some_and(|m| m.form == crate::net::Form::Perspective)
+        });
+        let cpu = config
+            .device
+            .parse::<crate::net::DeviceChoice>()
+            .ok()
+            .and_then(|d| d.resolve().ok())
+            == Some(tch::Device::Cpu);
+        match (persp, cpu) {
+            (false, _) => Layout::Boards,
+            (true, false) => Layout::Persp,
+            (true, true) => Layout::Native,
+        }
+    }
+
+    /// A batch of `records` in the layout this objective trains on.
+    pub fn make(&self, records: &[SelfPlayRecord], seed: u64) -> ValueBatch {
+        make_in(self.layout, records, self.triplets(), seed)
     }
 
     fn triplets(&self) -> bool {
         self.triplet_weight > 0.0
     }
 
-    fn filter(config: &TrainConfig) -> Filter {
+    pub(super) fn filter(config: &TrainConfig) -> Filter {
         Filter {
             skip_plies: config.skip_plies,
             valid_permille: config.valid_permille,
         }
     }
 
-    fn train_paths(config: &TrainConfig) -> Vec<PathBuf> {
+    pub(super) fn train_paths(config: &TrainConfig) -> Vec<PathBuf> {
         std::iter::once(config.train.clone())
             .chain(config.train_more.iter().cloned())
             .collect()
     }
 
-    /// f(p) and, with triplets, f(q) and f(r).
+    /// f(p) and, with triplets, f(q) and f(r); on a perspective batch, under autograd all
+    /// the way (the step itself runs [`ValueObjective::persp_loss_and_grads`]).
     fn forward(&self, net: &TrainNet, b: &ValueBatch) -> (Tensor, Option<(Tensor, Tensor)>) {
-        let f = net.forward_sparse(&b.boards);
+        let f = match &b.inputs {
+            Inputs::Boards(boards) => net.forward_sparse(boards),
+            Inputs::Persp(t) => {
+                let t = t.to_device(net.device());
+                let (p, kids) = persp_step::views(net.mlp(), &t);
+                persp_step::scores(net.mlp(), &p, kids.as_ref(), &t)
+            }
+            // Scores only, no graph: validation's use.
+            Inputs::Native(boards) => {
+                let f = native_step::Weights::of(net.mlp()).forward(boards, native_threads());
+                Tensor::from_slice(&f).to_device(net.device())
+            }
+        };
+        self.split(&f, b)
+    }
+
+    fn split(&self, f: &Tensor, b: &ValueBatch) -> (Tensor, Option<(Tensor, Tensor)>) {
         let n = b.n as i64;
         let fp = f.narrow(0, 0, n);
         let rest = b
@@ -141,6 +317,95 @@ impl ValueObjective {
         let result = Tensor::from_slice(&b.result).to_device(device);
         let target = &result * self.lambda + (score / self.scale).sigmoid() * (1.0 - self.lambda);
         ((pred - target).square(), cp)
+    }
+
+    /// The mean loss from f(p) (and f(q), f(r)).
+    fn loss_of(&self, fp: &Tensor, rest: Option<(Tensor, Tensor)>, b: &ValueBatch) -> Tensor {
+        let (sq, _) = self.value_terms(fp, b);
+        let value = sq.mean(Kind::Float);
+        match rest {
+            Some((fq, fr)) => value + loss::mean(fp, &fq, &fr, self.kappa) * self.triplet_weight,
+            None => value,
+        }
+    }
+
+    /// The training step's loss and gradients as [`Objective::loss_and_grads`] computes
+    /// them (or, `autograd` on a perspective batch, by autograd from the first layer on),
+    /// with the seconds of its forward and its backward half (for `train --speed`).
+    pub fn timed_loss_and_grads(
+        &self,
+        net: &TrainNet,
+        b: &ValueBatch,
+        autograd: bool,
+    ) -> (Tensor, f64, f64) {
+        let start = std::time::Instant::now();
+        match &b.inputs {
+            Inputs::Native(boards) => self.timed_native(net, b, boards),
+            Inputs::Persp(t) if !autograd => {
+                let t = t.to_device(net.device());
+                let fwd = persp_step::forward(net.mlp(), &t);
+                let (fp, rest) = self.split(&fwd.f, b);
+                let l = self.loss_of(&fp, rest, b);
+                let forward = start.elapsed().as_secs_f64();
+                persp_step::backward(net.mlp(), &t, &fwd, &l);
+                (l, forward, start.elapsed().as_secs_f64() - forward)
+            }
+            _ => {
+                let l = self.loss(net, b);
+                let forward = start.elapsed().as_secs_f64();
+                l.backward();
+                (l, forward, start.elapsed().as_secs_f64() - forward)
+            }
+        }
+    }
+
+    /// The native step: the loss, with every parameter's gradient accumulated. The scores
+    /// come from `native_step`, the loss and its gradient for each score from libtorch (the
+    /// same code as every other path's), the parameters' gradients from `native_step` again.
+    pub fn native_loss_and_grads(
+        &self,
+        net: &TrainNet,
+        b: &ValueBatch,
+        boards: &PerspBoards,
+    ) -> Tensor {
+        self.timed_native(net, b, boards).0
+    }
+
+    fn timed_native(
+        &self,
+        net: &TrainNet,
+        b: &ValueBatch,
+        boards: &PerspBoards,
+    ) -> (Tensor, f64, f64) {
+        assert_eq!(
+            net.device(),
+            tch::Device::Cpu,
+            "the native step runs on the CPU"
+        );
+        let start = std::time::Instant::now();
+        let threads = native_threads();
+        let weights = native_step::Weights::of(net.mlp());
+        let f = Tensor::from_slice(&weights.forward(boards, threads)).set_requires_grad(true);
+        let (fp, rest) = self.split(&f, b);
+        let l = self.loss_of(&fp, rest, b);
+        let forward = start.elapsed().as_secs_f64();
+        l.backward();
+        let df = f.grad();
+        let count = df.numel();
+        let mut d = vec![0f32; count];
+        df.copy_data(&mut d, count);
+        weights.backward(boards, &d, threads).deposit(net.mlp());
+        (l, forward, start.elapsed().as_secs_f64() - forward)
+    }
+
+    /// The perspective step: the loss, with every parameter's gradient accumulated.
+    pub fn persp_loss_and_grads(&self, net: &TrainNet, b: &ValueBatch, t: &PerspTensors) -> Tensor {
+        let t = t.to_device(net.device());
+        let fwd = persp_step::forward(net.mlp(), &t);
+        let (fp, rest) = self.split(&fwd.f, b);
+        let l = self.loss_of(&fp, rest, b);
+        persp_step::backward(net.mlp(), &t, &fwd, &l);
+        l
     }
 }
 
@@ -179,10 +444,9 @@ impl Objective for ValueObjective {
             &mut |_| {},
         )?;
         let records = spread_records(&set, &config.valid, config.valid_batches * config.batch)?;
-        let triplets = self.triplets();
         Ok(records
             .chunks(config.batch)
-            .map(|c| make_batch(c, triplets, config.seed))
+            .map(|c| self.make(c, config.seed))
             .collect())
     }
 
@@ -200,24 +464,33 @@ impl Objective for ValueObjective {
             d.early, d.in_check, d.noisy, d.other_split
         );
         let records = set.count();
-        let (triplets, seed) = (self.triplets(), config.seed);
+        let (triplets, seed, layout) = (self.triplets(), config.seed, self.layout);
         let loader = Loader::spawn_with(
             set,
             &config.train,
             Order::of(config, start_step),
             config.loader_threads(),
-            move |c: &[SelfPlayRecord]| make_batch(c, triplets, seed),
+            move |c: &[SelfPlayRecord]| make_in(layout, c, triplets, seed),
         )?;
         Ok((loader, records))
     }
 
+    /// The loss; with its graph back to the parameters except on a native batch, whose
+    /// scores come from outside libtorch (the step runs `loss_and_grads`).
     fn loss(&self, net: &TrainNet, batch: &ValueBatch) -> Tensor {
         let (fp, rest) = self.forward(net, batch);
-        let (sq, _) = self.value_terms(&fp, batch);
-        let value = sq.mean(Kind::Float);
-        match rest {
-            Some((fq, fr)) => value + loss::mean(&fp, &fq, &fr, self.kappa) * self.triplet_weight,
-            None => value,
+        self.loss_of(&fp, rest, batch)
+    }
+
+    fn loss_and_grads(&self, net: &TrainNet, batch: &ValueBatch) -> Tensor {
+        match &batch.inputs {
+            Inputs::Persp(t) => self.persp_loss_and_grads(net, batch, t),
+            Inputs::Native(boards) => self.native_loss_and_grads(net, batch, boards),
+            Inputs::Boards(_) => {
+                let l = self.loss(net, batch);
+                l.backward();
+                l
+            }
         }
     }
 
@@ -262,6 +535,10 @@ impl Objective for ValueObjective {
     }
 
     fn boards(&self, batch: &ValueBatch) -> u64 {
-        batch.boards.len() as u64
+        batch.n as u64 * if batch.triplets { 3 } else { 1 }
+    }
+
+    fn positions(&self, batch: &ValueBatch) -> u64 {
+        batch.n as u64
     }
 }
