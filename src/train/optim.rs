@@ -3,7 +3,7 @@
 //! them lets a checkpoint store them and a resumed run continue exactly. The SGD update is
 //! PyTorch's (`torch.optim.SGD`, dampening 0), which a test checks against `tch::nn::Sgd`.
 
-use super::config::OptimKind;
+use super::config::{OptimKind, TrainConfig};
 use anyhow::{bail, Result};
 use tch::nn::VarStore;
 use tch::{Kind, Tensor};
@@ -31,6 +31,17 @@ pub struct Optimiser {
 }
 
 impl Optimiser {
+    /// The optimiser a training config names, with its momentum, Nesterov flag and L2.
+    pub fn for_config(vs: &VarStore, config: &TrainConfig) -> Self {
+        Self::new(
+            vs,
+            config.optimiser,
+            config.momentum,
+            config.nesterov,
+            config.l2,
+        )
+    }
+
     pub fn new(vs: &VarStore, kind: OptimKind, momentum: f64, nesterov: bool, l2: f64) -> Self {
         // Batch-norm running statistics are variables without gradients: state, not
         // parameters.

@@ -105,13 +105,7 @@ fn run<O: Objective>(
         None => TrainNet::fresh(meta, config.seed, device),
         Some(path) => super::warm::warm_start(path, meta, device, log)?,
     };
-    let mut optim = Optimiser::new(
-        &net.vs,
-        config.optimiser,
-        config.momentum,
-        config.nesterov,
-        config.l2,
-    );
+    let mut optim = Optimiser::for_config(&net.vs, config);
     let mut start_step = 0;
     let mut elapsed_before = 0.0;
     match (checkpoint::newest(out)?, resume) {

@@ -136,13 +136,7 @@ pub fn run_speed(config: &TrainConfig, steps: u64, log: &mut dyn FnMut(&str)) ->
             ..ValueObjective::for_config(config)
         };
         let net = start_net(config, device, log)?;
-        let mut optim = Optimiser::new(
-            &net.vs,
-            config.optimiser,
-            config.momentum,
-            config.nesterov,
-            config.l2,
-        );
+        let mut optim = Optimiser::for_config(&net.vs, config);
         let mut t = Phases::default();
         let mut path_losses = Vec::new();
         positions = 0;
