@@ -1,6 +1,7 @@
 //! The training configuration: plain data read from TOML, overridable from the command line,
 //! printed at start and stored in every checkpoint so a resumed run knows what it was.
 
+pub use super::schedule::LrSchedule;
 use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -51,8 +52,18 @@ pub struct TrainConfig {
     pub kappa: f64,
     pub optimiser: OptimKind,
     pub lr0: f64,
-    /// Learning-rate decay time in steps: lr = lr0·exp(−t/τ). 0 disables decay.
+    /// The learning rate's shape over the run (`schedule`): exp, cosine or step.
+    pub lr_schedule: LrSchedule,
+    /// Exp: decay time in steps, lr = lr0·exp(−t/τ). 0 disables decay.
     pub tau: f64,
+    /// Steps of linear warm-up to lr0 before the schedule; 0: none.
+    pub warmup_steps: u64,
+    /// Cosine: the learning rate of the last step.
+    pub lr_min: f64,
+    /// Step: steps between two drops.
+    pub step_every: u64,
+    /// Step: the factor of each drop.
+    pub step_gamma: f64,
     pub momentum: f64,
     pub nesterov: bool,
     /// L2 weight decay.
@@ -82,6 +93,9 @@ pub struct TrainConfig {
     pub train_more: Vec<PathBuf>,
     /// Value target: weight of the game's result against the search's score.
     pub lambda: f64,
+    /// Value: λ at the last step, reached linearly from `lambda` (a rising result weight, as
+    /// akimbo's 0.2 → 0.5); unset keeps `lambda` throughout.
+    pub lambda_end: Option<f64>,
     /// Value: centipawns of one logistic unit (K in σ(score/K)).
     pub value_scale: f64,
     /// Mixed: weight of the triplet loss beside the value loss.
@@ -108,7 +122,12 @@ impl Default for TrainConfig {
             kappa: 10.0,
             optimiser: OptimKind::Sgd,
             lr0: 0.03,
+            lr_schedule: LrSchedule::Exp,
             tau: 100_000.0,
+            warmup_steps: 0,
+            lr_min: 0.0,
+            step_every: 0,
+            step_gamma: 0.1,
             momentum: 0.9,
             nesterov: true,
             l2: 1e-5,
@@ -125,6 +144,7 @@ impl Default for TrainConfig {
             cp_per_unit: crate::net::file::DEFAULT_CP_PER_UNIT,
             train_more: Vec::new(),
             lambda: 0.5,
+            lambda_end: None,
             value_scale: 400.0,
             triplet_weight: 0.1,
             skip_plies: 16,
@@ -237,10 +257,9 @@ impl TrainConfig {
                 "l2 must be ≥ 0 and cp_per_unit positive",
             ),
         ];
-        for (ok, msg) in checks {
-            if !ok {
-                bail!("invalid training config: {msg}");
-            }
+        let problem = checks.into_iter().find(|(ok, _)| !ok).map(|(_, msg)| msg);
+        if let Some(msg) = problem.or_else(|| self.schedule_problem()) {
+            bail!("invalid training config: {msg}");
         }
         Ok(())
     }
@@ -250,15 +269,6 @@ impl TrainConfig {
         self.train
             .file_name()
             .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
-    }
-
-    /// Deep Pink's schedule, a pure function of the step so a resumed run continues it exactly.
-    pub fn lr_at(&self, step: u64) -> f64 {
-        if self.tau == 0.0 {
-            self.lr0
-        } else {
-            self.lr0 * (-(step as f64) / self.tau).exp()
-        }
     }
 }
 
@@ -307,19 +317,6 @@ mod tests {
         let cnn = TrainConfig::from_toml_str("objective = \"winloss\"\npreset = \"mocha\"", "t")
             .expect("a cnn preset with the winloss objective");
         assert_eq!(cnn.objective, super::super::ObjectiveKind::Winloss);
-    }
-
-    #[test]
-    fn lr_decays_exponentially() {
-        let c = TrainConfig {
-            lr0: 0.03,
-            tau: 1000.0,
-            ..TrainConfig::default()
-        };
-        assert_eq!(c.lr_at(0), 0.03);
-        assert!((c.lr_at(1000) - 0.03 / std::f64::consts::E).abs() < 1e-12);
-        let flat = TrainConfig { tau: 0.0, ..c };
-        assert_eq!(flat.lr_at(123_456), 0.03);
     }
 
     #[test]

@@ -25,6 +25,7 @@ pub mod policy;
 pub mod rbf;
 pub mod regress;
 pub mod run;
+pub mod schedule;
 pub mod selfplay;
 pub mod speed;
 pub mod value;

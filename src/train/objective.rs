@@ -32,6 +32,10 @@ pub trait Objective {
     /// Training batches from step `start_step` on, and the number of training records.
     fn loader(&self, config: &TrainConfig, start_step: u64) -> Result<(Loader<Self::Batch>, u64)>;
 
+    /// Moves what the config schedules besides the learning rate to step `step`, before
+    /// that step's loss (the value objective's λ).
+    fn at_step(&mut self, _config: &TrainConfig, _step: u64) {}
+
     /// The mean loss of a batch, in training mode, with its graph.
     fn loss(&self, net: &TrainNet, batch: &Self::Batch) -> Tensor;
 
@@ -74,9 +78,12 @@ impl Objective for Triplets {
     fn describe(&self, config: &TrainConfig) -> String {
         let data = config.train_file_name();
         format!(
-            "Deep Pink triplet objective, kappa={}, {:?} lr0={} tau={} l2={} batch={}, data \
-             {data}",
-            config.kappa, config.optimiser, config.lr0, config.tau, config.l2, config.batch
+            "Deep Pink triplet objective, kappa={}, {:?} {} l2={} batch={}, data {data}",
+            config.kappa,
+            config.optimiser,
+            config.lr_description(),
+            config.l2,
+            config.batch
         )
     }
 

@@ -137,8 +137,11 @@ impl Objective for PolicyObjective {
         let data = config.train_file_name();
         format!(
             "ConvChess policy objective (piece selector on from-squares, six move selectors \
-             on to-squares), {:?} lr0={} tau={} l2={} batch={}, data {data}",
-            config.optimiser, config.lr0, config.tau, config.l2, config.batch
+             on to-squares), {:?} {} l2={} batch={}, data {data}",
+            config.optimiser,
+            config.lr_description(),
+            config.l2,
+            config.batch
         )
     }
 

@@ -58,28 +58,28 @@ pub fn train(
 
     match config.objective {
         ObjectiveKind::Triplet => {
-            let objective = Triplets {
+            let mut objective = Triplets {
                 kappa: config.kappa,
             };
-            run(&objective, config, resume, stop, log)
+            run(&mut objective, config, resume, stop, log)
         }
         ObjectiveKind::Winloss => {
-            let objective = super::winloss::WinLoss::for_preset(&config.preset)?;
-            run(&objective, config, resume, stop, log)
+            let mut objective = super::winloss::WinLoss::for_preset(&config.preset)?;
+            run(&mut objective, config, resume, stop, log)
         }
         ObjectiveKind::Policy => {
-            let objective = super::policy::PolicyObjective::for_preset(&config.preset)?;
-            run(&objective, config, resume, stop, log)
+            let mut objective = super::policy::PolicyObjective::for_preset(&config.preset)?;
+            run(&mut objective, config, resume, stop, log)
         }
         ObjectiveKind::Value | ObjectiveKind::Mixed => {
-            let objective = super::value::ValueObjective::for_config(config);
-            run(&objective, config, resume, stop, log)
+            let mut objective = super::value::ValueObjective::for_config(config);
+            run(&mut objective, config, resume, stop, log)
         }
     }
 }
 
 fn run<O: Objective>(
-    objective: &O,
+    objective: &mut O,
     config: &TrainConfig,
     resume: bool,
     stop: &AtomicBool,
@@ -163,6 +163,7 @@ fn run<O: Objective>(
         }
         let batch = loader.next()?;
         let lr = config.lr_at(step);
+        objective.at_step(config, step);
         // Dropout draws from libtorch's global RNG: seeding it from the step makes a resumed
         // run draw what an uninterrupted one would, and `seeded` keeps another thread of the
         // process (a second run, a test) from drawing in between.

@@ -42,6 +42,7 @@ fn records(games: u32, plies: u16) -> Vec<SelfPlayRecord> {
 fn objective(layout: Layout, triplets: bool) -> ValueObjective {
     ValueObjective {
         lambda: 0.5,
+        valid_lambda: 0.5,
         scale: 400.0,
         triplet_weight: if triplets { 0.1 } else { 0.0 },
         kappa: 1.0,

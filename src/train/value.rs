@@ -216,7 +216,12 @@ fn native_threads() -> usize {
 
 /// The value objective, or value plus triplets.
 pub struct ValueObjective {
+    /// The result weight of the training target at the current step (`at_step` moves it
+    /// along the config's schedule).
     pub lambda: f64,
+    /// The result weight of validation's target: the config's `lambda` throughout, so that
+    /// the validation column compares step with step, and run with run.
+    pub valid_lambda: f64,
     pub scale: f64,
     /// 0 for the value objective alone.
     pub triplet_weight: f64,
@@ -232,6 +237,7 @@ impl ValueObjective {
         let mixed = config.objective == super::ObjectiveKind::Mixed;
         ValueObjective {
             lambda: config.lambda,
+            valid_lambda: config.lambda,
             scale: config.value_scale,
             triplet_weight: if mixed { config.triplet_weight } else { 0.0 },
             kappa: config.kappa,
@@ -309,19 +315,19 @@ impl ValueObjective {
     }
 
     /// Per-position squared error of the value, [N], and the predicted centipawns.
-    fn value_terms(&self, fp: &Tensor, b: &ValueBatch) -> (Tensor, Tensor) {
+    fn value_terms(&self, fp: &Tensor, b: &ValueBatch, lambda: f64) -> (Tensor, Tensor) {
         let device = fp.device();
         let cp = fp * (-self.cp_per_unit);
         let pred = (&cp / self.scale).sigmoid();
         let score = Tensor::from_slice(&b.score).to_device(device);
         let result = Tensor::from_slice(&b.result).to_device(device);
-        let target = &result * self.lambda + (score / self.scale).sigmoid() * (1.0 - self.lambda);
+        let target = &result * lambda + (score / self.scale).sigmoid() * (1.0 - lambda);
         ((pred - target).square(), cp)
     }
 
     /// The mean loss from f(p) (and f(q), f(r)).
     fn loss_of(&self, fp: &Tensor, rest: Option<(Tensor, Tensor)>, b: &ValueBatch) -> Tensor {
-        let (sq, _) = self.value_terms(fp, b);
+        let (sq, _) = self.value_terms(fp, b, self.lambda);
         let value = sq.mean(Kind::Float);
         match rest {
             Some((fq, fr)) => value + loss::mean(fp, &fq, &fr, self.kappa) * self.triplet_weight,
@@ -423,13 +429,12 @@ impl Objective for ValueObjective {
             String::new()
         };
         format!(
-            "value objective on self-play (lambda={} K={} cp){mix}, {:?} lr0={} tau={} l2={} \
-             batch={}, skip_plies={}, data {data}",
-            self.lambda,
+            "value objective on self-play ({} K={} cp){mix}, {:?} {} l2={} batch={}, \
+             skip_plies={}, data {data}",
+            config.lambda_description(),
             self.scale,
             config.optimiser,
-            config.lr0,
-            config.tau,
+            config.lr_description(),
             config.l2,
             config.batch,
             config.skip_plies
@@ -477,6 +482,10 @@ impl Objective for ValueObjective {
 
     /// The loss; with its graph back to the parameters except on a native batch, whose
     /// scores come from outside libtorch (the step runs `loss_and_grads`).
+    fn at_step(&mut self, config: &TrainConfig, step: u64) {
+        self.lambda = config.lambda_at(step);
+    }
+
     fn loss(&self, net: &TrainNet, batch: &ValueBatch) -> Tensor {
         let (fp, rest) = self.forward(net, batch);
         self.loss_of(&fp, rest, batch)
@@ -504,7 +513,7 @@ impl Objective for ValueObjective {
         tch::no_grad(|| {
             for b in batches {
                 let (fp, rest) = self.forward(net, b);
-                let (sq, cp) = self.value_terms(&fp, b);
+                let (sq, cp) = self.value_terms(&fp, b, self.valid_lambda);
                 sq_sum += sq.sum(Kind::Double).double_value(&[]);
                 n += b.n as u64;
                 let score = Tensor::from_slice(&b.score).to_device(cp.device());

@@ -100,9 +100,12 @@ impl Objective for WinLoss {
             "the side to move wins"
         };
         format!(
-            "win/loss objective (cross-entropy on \"{label}\"), {:?} lr0={} tau={} l2={} \
-             batch={}, data {data}",
-            config.optimiser, config.lr0, config.tau, config.l2, config.batch
+            "win/loss objective (cross-entropy on \"{label}\"), {:?} {} l2={} batch={}, \
+             data {data}",
+            config.optimiser,
+            config.lr_description(),
+            config.l2,
+            config.batch
         )
     }
 
