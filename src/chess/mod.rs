@@ -1,6 +1,7 @@
 //! Positions and moves over shakmaty, the compact board and its network encoding, and perft.
 
 pub mod board;
+pub mod chess960;
 pub mod compact;
 pub mod history;
 pub mod perft;

@@ -2,7 +2,7 @@
 //! every position searched at the node budget and recorded.
 
 use super::adjudicate::{Adjudicator, Bounds, Verdict};
-use super::opening::{start_position, Book};
+use super::opening::{start_position, Book, Variants};
 use crate::chess::{KeyHistory, Position};
 use crate::data::rng::SplitMix64;
 use crate::data::selfplay::{Outcome, SelfPlayRecord};
@@ -20,7 +20,11 @@ pub struct GameConfig {
     pub seed: u64,
     /// Nodes of every search.
     pub nodes: u64,
+    /// A depth limit of every search beside the nodes.
+    pub depth: Option<u32>,
     pub random_plies: u32,
+    /// Shares of the games from Chess960 and double Chess960 starts.
+    pub variants: Variants,
     /// Starts whose search score is beyond this (centipawns) are skipped.
     pub opening_bound: u32,
     pub bounds: Bounds,
@@ -102,6 +106,7 @@ impl Player {
         pos: &Position,
         history: &KeyHistory,
         nodes: u64,
+        depth: Option<u32>,
     ) -> Result<(shakmaty::Move, i32, u64)> {
         let root = RootState {
             position: pos.clone(),
@@ -109,6 +114,7 @@ impl Player {
         };
         let limits = Limits {
             nodes: Some(nodes),
+            depth,
             ..Limits::default()
         };
         let config = SearchConfig {
@@ -180,7 +186,9 @@ pub fn play_game(
         result: Outcome::Draw,
         nodes,
     };
-    let Some((mut pos, mut keys)) = start_position(book, config.random_plies, &mut rng) else {
+    let variant = config.variants.draw(config.seed, u64::from(index));
+    let Some((mut pos, mut keys)) = start_position(book, variant, config.random_plies, &mut rng)
+    else {
         return Ok(skipped(0));
     };
     player.clear();
@@ -199,7 +207,7 @@ pub fn play_game(
         if ply >= config.max_plies {
             break (GameEnd::MaxPlies, Outcome::Draw);
         }
-        let (best, score, searched) = player.search(&pos, &history, config.nodes)?;
+        let (best, score, searched) = player.search(&pos, &history, config.nodes, config.depth)?;
         nodes += searched;
         if records.is_empty() && score.unsigned_abs() > config.opening_bound {
             return Ok(skipped(nodes));

@@ -30,9 +30,13 @@ pub struct DatagenArgs {
     /// The self-play file; an existing one is resumed (with the same settings) and added to.
     #[arg(short, long)]
     pub out: PathBuf,
-    /// Nodes searched for every move.
+    /// Nodes searched for every move (every child the search scores counts).
     #[arg(long, default_value_t = 5000, value_parser = clap::value_parser!(u32).range(1..))]
     pub nodes: u32,
+    /// Also stop every search at this depth (0: none); the search ends at whichever of the
+    /// two budgets comes first, so give a large --nodes (say 10000000) to let depth decide.
+    #[arg(long, default_value_t = 0)]
+    pub depth: u32,
     /// Games played at once, one a thread (default: every core).
     #[arg(long)]
     pub threads: Option<usize>,
@@ -49,6 +53,14 @@ pub struct DatagenArgs {
     /// then the random plies.
     #[arg(long)]
     pub book: Option<PathBuf>,
+    /// Percent of the games that start from a Chess960 position (one of the 960, the same
+    /// for both sides), before the random plies; the book is not used for them.
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=100))]
+    pub chess960: u32,
+    /// Percent of the games that start from a double Chess960 position (each side its own
+    /// back rank); with --chess960 at most 100 in all.
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=100))]
+    pub double_chess960: u32,
     /// Skip a start whose search score is beyond this many centipawns.
     #[arg(long, default_value_t = 300)]
     pub opening_bound: u32,
@@ -87,7 +99,12 @@ impl DatagenArgs {
         GameConfig {
             seed: self.seed,
             nodes: u64::from(self.nodes),
+            depth: (self.depth > 0).then_some(self.depth),
             random_plies: self.random_plies,
+            variants: super::opening::Variants {
+                chess960: self.chess960,
+                double: self.double_chess960,
+            },
             opening_bound: self.opening_bound,
             bounds: Bounds {
                 win_bound: self.win_bound,
@@ -122,6 +139,9 @@ impl DatagenArgs {
                 .as_ref()
                 .map_or(String::new(), |b| b.display().to_string()),
             engine: format!("cerise {}", env!("CARGO_PKG_VERSION")),
+            chess960_percent: self.chess960,
+            double_chess960_percent: self.double_chess960,
+            depth: self.depth,
         }
     }
 }
@@ -269,6 +289,14 @@ pub fn run_datagen_cli(args: &DatagenArgs) -> Result<DatagenSummary> {
 /// Runs `cerise datagen`. `stop` ends it early (as a signal would), after the games in
 /// order so far are committed.
 pub fn run_datagen(args: &DatagenArgs, stop: Arc<AtomicBool>) -> Result<DatagenSummary> {
+    anyhow::ensure!(
+        args.chess960 + args.double_chess960 <= 100,
+        "--chess960 {} and --double-chess960 {} ask for {}% of the games; together they can be \
+         at most 100",
+        args.chess960,
+        args.double_chess960,
+        args.chess960 + args.double_chess960
+    );
     let config = NetEvaluatorConfig {
         backend: Backend::Native,
         ..NetEvaluatorConfig::default()

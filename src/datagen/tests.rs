@@ -19,11 +19,14 @@ pub(crate) fn args(out: &Path, games: u32, threads: usize) -> DatagenArgs {
     DatagenArgs {
         out: out.to_path_buf(),
         nodes: 300,
+        depth: 0,
         threads: Some(threads),
         games,
         seed: 11,
         random_plies: 8,
         book: None,
+        chess960: 0,
+        double_chess960: 0,
         opening_bound: 400,
         win_bound: 600,
         win_plies: 6,
@@ -123,6 +126,105 @@ fn a_file_made_with_other_settings_is_refused_by_name() {
         Err(e) => format!("{e:#}"),
     };
     assert!(err.contains("net is"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn chess960_shares_start_their_games_there_and_leave_the_others_as_they_were() {
+    use super::opening::Variants;
+    use std::collections::BTreeMap;
+    let dir = temp_dir("chess960");
+    let (plain, mixed) = (dir.join("plain.self"), dir.join("mixed.self"));
+    run(&args(&plain, 8, 2));
+    let mut with = args(&mixed, 8, 2);
+    (with.chess960, with.double_chess960) = (30, 20);
+    run(&with);
+    let games = |path: &Path| {
+        let mut reader = SelfPlayReader::open(path).unwrap();
+        let mut records = Vec::new();
+        reader.read_batch(1 << 20, &mut records).unwrap();
+        let mut by_game: BTreeMap<u32, Vec<_>> = BTreeMap::new();
+        for r in records {
+            by_game.entry(r.game).or_default().push(r);
+        }
+        (reader.header().clone(), by_game)
+    };
+    let ((_, plain_games), (header, mixed_games)) = (games(&plain), games(&mixed));
+    assert_eq!(
+        (header.chess960_percent, header.double_chess960_percent),
+        (30, 20)
+    );
+    let shares = Variants {
+        chess960: 30,
+        double: 20,
+    };
+    let (mut standard, mut variant, mut chess960_rooks) = (0, 0, 0);
+    for g in 0..8u32 {
+        match shares.draw(with.seed, u64::from(g)) {
+            // The same game, record for record, as the run without shares.
+            None => {
+                standard += 1;
+                assert_eq!(mixed_games.get(&g), plain_games.get(&g), "game {g}");
+            }
+            Some((white, black)) => {
+                variant += 1;
+                let Some(records) = mixed_games.get(&g) else {
+                    continue; // a skipped start
+                };
+                // Every position is legal and its move too, castling by king and rook
+                // included; a rook that may castle from a file other than a or h says the
+                // game began from a Chess960 start.
+                for r in records {
+                    r.position_and_move().expect("legal position and move");
+                }
+                let corners = shakmaty::Bitboard::CORNERS;
+                if !(white == black && white == crate::chess::chess960::STANDARD)
+                    && records
+                        .iter()
+                        .any(|r| !r.castling.without(corners).is_empty())
+                {
+                    chess960_rooks += 1;
+                }
+            }
+        }
+    }
+    assert!(
+        standard > 0 && variant > 0,
+        "{standard} standard, {variant} variant"
+    );
+    assert!(chess960_rooks > 0, "no game kept a Chess960 castling right");
+    // Resuming with other shares is refused by name.
+    let mut other = args(&mixed, 9, 1);
+    other.chess960 = 10;
+    let err = format!(
+        "{:#}",
+        run_datagen(&other, Arc::new(AtomicBool::new(false))).unwrap_err()
+    );
+    assert!(err.contains("Chess960 percent"), "{err}");
+    let mut too_many = args(&dir.join("c.self"), 1, 1);
+    (too_many.chess960, too_many.double_chess960) = (80, 30);
+    let err = format!(
+        "{:#}",
+        run_datagen(&too_many, Arc::new(AtomicBool::new(false))).unwrap_err()
+    );
+    assert!(err.contains("at most 100"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_depth_budget_ends_each_search_before_a_large_node_budget() {
+    let dir = temp_dir("depth");
+    let path = dir.join("a.self");
+    let mut deep = args(&path, 2, 1);
+    (deep.depth, deep.nodes) = (2, 10_000_000);
+    let summary = run(&deep);
+    assert!(summary.positions > 0);
+    // Depth 2 scores a few hundred children a move at most; the node budget would allow
+    // ten million.
+    let per_move = summary.nodes / summary.positions;
+    assert!(per_move < 5_000, "{per_move} nodes a move at depth 2");
+    let reader = SelfPlayReader::open(&path).unwrap();
+    assert_eq!(reader.header().depth, 2);
     std::fs::remove_dir_all(&dir).ok();
 }
 

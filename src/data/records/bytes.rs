@@ -127,6 +127,11 @@ impl<'a> ByteReader<'a> {
         String::from_utf8(slice.to_vec()).with_context(|| format!("header {what} is not UTF-8"))
     }
 
+    /// Bytes not read yet: a header may end with fields that only some files carry.
+    pub fn remaining(&self) -> usize {
+        self.bytes.len() - self.at
+    }
+
     /// Checks that the fields filled the header exactly.
     pub fn finish(self) -> Result<()> {
         let (len, filled) = (self.base + self.bytes.len(), self.base + self.at);

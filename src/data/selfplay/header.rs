@@ -17,6 +17,10 @@
 //! | 2+N  | search: the search's bench signature, which names the search's behaviour     |
 //! | 2+N  | book: the opening book's path, empty for none                                |
 //! | 4+N  | engine: the version that started the file (not compared on resume)           |
+//! | 12   | only when one is not 0: the percent of games from a Chess960 start (u32),    |
+//! |      | the percent from a double Chess960 start (u32), and the depth limit of every |
+//! |      | search (u32, 0 for none, the node budget alone); files without them read as  |
+//! |      | 0, 0 and 0, so every file made before they existed keeps its bytes           |
 //!
 //! Every field but the count and the engine is a setting: a run resumes a file only with the
 //! same settings, so all its games were made alike.
@@ -44,6 +48,12 @@ pub struct SelfPlayHeader {
     pub search: String,
     pub book: String,
     pub engine: String,
+    /// Percent of the games started from a Chess960 position.
+    pub chess960_percent: u32,
+    /// Percent of the games started from a double Chess960 position.
+    pub double_chess960_percent: u32,
+    /// The depth limit of every search beside the node budget; 0 for none.
+    pub depth: u32,
 }
 
 impl FileHeader for SelfPlayHeader {
@@ -68,7 +78,18 @@ impl FileHeader for SelfPlayHeader {
         out.str16(&self.net, "net name")?;
         out.str16(&self.search, "search signature")?;
         out.str16(&self.book, "book path")?;
-        out.str32(&self.engine, "engine version")
+        out.str32(&self.engine, "engine version")?;
+        let extras = [
+            self.chess960_percent,
+            self.double_chess960_percent,
+            self.depth,
+        ];
+        if extras.iter().any(|&v| v > 0) {
+            for v in extras {
+                out.u32(v);
+            }
+        }
+        Ok(())
     }
 
     fn read_fields(version: u32, count: u64, input: &mut ByteReader) -> Result<Self> {
@@ -89,6 +110,21 @@ impl FileHeader for SelfPlayHeader {
             *value = input.u32(name)?;
         }
         ensure!(v[0] > 0, "header node budget is 0; the file is corrupt");
+        let (net, search, book) = (
+            input.str16("net name")?,
+            input.str16("search signature")?,
+            input.str16("book path")?,
+        );
+        let engine = input.str32("engine version")?;
+        let (chess960_percent, double_chess960_percent, depth) = if input.remaining() > 0 {
+            (
+                input.u32("Chess960 percent")?,
+                input.u32("double Chess960 percent")?,
+                input.u32("depth")?,
+            )
+        } else {
+            (0, 0, 0)
+        };
         Ok(SelfPlayHeader {
             version,
             count,
@@ -103,10 +139,13 @@ impl FileHeader for SelfPlayHeader {
             draw_after: v[7],
             hash_mib: v[8],
             max_plies: v[9],
-            net: input.str16("net name")?,
-            search: input.str16("search signature")?,
-            book: input.str16("book path")?,
-            engine: input.str32("engine version")?,
+            net,
+            search,
+            book,
+            engine,
+            chess960_percent,
+            double_chess960_percent,
+            depth,
         })
     }
 
@@ -126,6 +165,12 @@ impl FileHeader for SelfPlayHeader {
             ("net", format!("'{}'", self.net)),
             ("search signature", self.search.clone()),
             ("book", format!("'{}'", self.book)),
+            ("Chess960 percent", self.chess960_percent.to_string()),
+            (
+                "double Chess960 percent",
+                self.double_chess960_percent.to_string(),
+            ),
+            ("depth", self.depth.to_string()),
         ]
     }
 }
@@ -152,6 +197,9 @@ pub fn selfplay_header() -> SelfPlayHeader {
         search: "1164211".into(),
         book: String::new(),
         engine: "cerise 0.1.0".into(),
+        chess960_percent: 0,
+        double_chess960_percent: 0,
+        depth: 0,
     }
 }
 
@@ -175,5 +223,29 @@ mod tests {
         bad[36..40].copy_from_slice(&0u32.to_le_bytes());
         let err = decode::<SelfPlayHeader>(&bad).unwrap_err().to_string();
         assert!(err.contains("node budget is 0"), "{err}");
+    }
+
+    #[test]
+    fn chess960_shares_and_a_depth_are_stored_only_when_asked_for() {
+        let plain = assert_header_round_trips(&selfplay_header());
+        let h = SelfPlayHeader {
+            chess960_percent: 20,
+            double_chess960_percent: 5,
+            ..selfplay_header()
+        };
+        let shares = assert_header_round_trips(&h);
+        assert_eq!(shares.len(), plain.len() + 12);
+        let deep = assert_header_round_trips(&SelfPlayHeader {
+            depth: 9,
+            ..selfplay_header()
+        });
+        assert_eq!(decode::<SelfPlayHeader>(&deep).unwrap().depth, 9);
+        let back: SelfPlayHeader = decode(&shares).unwrap();
+        assert_eq!(
+            (back.chess960_percent, back.double_chess960_percent),
+            (20, 5)
+        );
+        let names: Vec<_> = h.settings().into_iter().map(|(n, _)| n).collect();
+        assert!(names.contains(&"Chess960 percent"), "{names:?}");
     }
 }

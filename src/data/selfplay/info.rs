@@ -128,6 +128,20 @@ impl fmt::Display for SelfPlayInfo {
                 format!(" after a line of {}", h.book)
             }
         )?;
+        if h.depth > 0 {
+            writeln!(
+                f,
+                "depth          every search stops at depth {} (or at the node budget)",
+                h.depth
+            )?;
+        }
+        if h.chess960_percent + h.double_chess960_percent > 0 {
+            writeln!(
+                f,
+                "starts         {}% Chess960, {}% double Chess960",
+                h.chess960_percent, h.double_chess960_percent
+            )?;
+        }
         writeln!(
             f,
             "adjudication   starts beyond {} cp skipped; win at {} cp for {} plies; draw within \
