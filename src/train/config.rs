@@ -1,7 +1,6 @@
 //! The training configuration: plain data read from TOML, overridable from the command line,
 //! printed at start and stored in every checkpoint so a resumed run knows what it was.
 
-pub use super::schedule::LrSchedule;
 use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -36,6 +35,19 @@ pub enum OptimKind {
     Adam,
     /// ConvChess's choice (decay 0.999).
     Rmsprop,
+}
+
+/// The `lr_schedule` of a training config (its functions are in `schedule`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum LrSchedule {
+    /// lr0·exp(−t/τ) (τ = 0: constant), Deep Pink's and generations 1–10's.
+    #[default]
+    Exp,
+    /// From lr0 down to `lr_min` along half a cosine, reaching it at the run's last step.
+    Cosine,
+    /// lr0 multiplied by `step_gamma` every `step_every` steps (Carp's drop at epoch 30).
+    Step,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

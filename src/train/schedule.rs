@@ -2,21 +2,7 @@
 //! step decay, each after an optional linear warm-up) and the value target's result weight
 //! λ. Both are pure functions of the step, so a resumed run continues them exactly.
 
-use super::config::TrainConfig;
-use serde::{Deserialize, Serialize};
-
-/// The `lr_schedule` of a training config.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "lowercase")]
-pub enum LrSchedule {
-    /// lr0·exp(−t/τ) (τ = 0: constant), Deep Pink's and generations 1–10's.
-    #[default]
-    Exp,
-    /// From lr0 down to `lr_min` along half a cosine, reaching it at the run's last step.
-    Cosine,
-    /// lr0 multiplied by `step_gamma` every `step_every` steps (Carp's drop at epoch 30).
-    Step,
-}
+use super::config::{LrSchedule, TrainConfig};
 
 impl TrainConfig {
     /// The learning rate of step `step` (0-based): a linear warm-up over `warmup_steps`, then

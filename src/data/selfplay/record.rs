@@ -223,7 +223,7 @@ impl SelfPlayRecord {
         let from = |mode| match Chess::from_setup(setup.clone(), mode) {
             Ok(pos) => Ok(pos),
             // Promotions can give more than the starting material; that is legal here.
-            Err(e) => e.ignore_too_much_material(),
+            Err(e) => e.ignore_too_much_material().map_err(|e| e.to_string()),
         };
         let mut pos = from(modes[0]);
         if pos.is_err() && !self.castling.is_empty() {
