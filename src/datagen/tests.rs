@@ -44,6 +44,14 @@ pub(crate) fn run(a: &DatagenArgs) -> super::DatagenSummary {
     run_datagen(a, Arc::new(AtomicBool::new(false))).expect("datagen runs")
 }
 
+/// The error of a run that must be refused; `what` says what it tried, should it run.
+fn refusal(a: &DatagenArgs, what: &str) -> String {
+    match run_datagen(a, Arc::new(AtomicBool::new(false))) {
+        Ok(_) => panic!("{what}"),
+        Err(e) => format!("{e:#}"),
+    }
+}
+
 #[test]
 fn a_seeded_run_is_the_same_bytes_again_and_with_two_threads() {
     let dir = temp_dir("same");
@@ -111,20 +119,14 @@ fn a_file_made_with_other_settings_is_refused_by_name() {
     run(&args(&path, 1, 1));
     let mut other = args(&path, 2, 1);
     other.nodes = 400;
-    let err = match run_datagen(&other, Arc::new(AtomicBool::new(false))) {
-        Ok(_) => panic!("resumed with another node budget"),
-        Err(e) => format!("{e:#}"),
-    };
+    let err = refusal(&other, "resumed with another node budget");
     assert!(
         err.contains("nodes is 300 in the file, 400 in this run"),
         "{err}"
     );
     let mut other = args(&path, 2, 1);
     other.eval = "<material>".into();
-    let err = match run_datagen(&other, Arc::new(AtomicBool::new(false))) {
-        Ok(_) => panic!("resumed with another evaluator"),
-        Err(e) => format!("{e:#}"),
-    };
+    let err = refusal(&other, "resumed with another evaluator");
     assert!(err.contains("net is"), "{err}");
     std::fs::remove_dir_all(&dir).ok();
 }
@@ -196,17 +198,11 @@ fn chess960_shares_start_their_games_there_and_leave_the_others_as_they_were() {
     // Resuming with other shares is refused by name.
     let mut other = args(&mixed, 9, 1);
     other.chess960 = 10;
-    let err = format!(
-        "{:#}",
-        run_datagen(&other, Arc::new(AtomicBool::new(false))).unwrap_err()
-    );
+    let err = refusal(&other, "resumed with other Chess960 shares");
     assert!(err.contains("Chess960 percent"), "{err}");
     let mut too_many = args(&dir.join("c.self"), 1, 1);
     (too_many.chess960, too_many.double_chess960) = (80, 30);
-    let err = format!(
-        "{:#}",
-        run_datagen(&too_many, Arc::new(AtomicBool::new(false))).unwrap_err()
-    );
+    let err = refusal(&too_many, "shares above 100% ran");
     assert!(err.contains("at most 100"), "{err}");
     std::fs::remove_dir_all(&dir).ok();
 }

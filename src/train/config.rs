@@ -227,7 +227,7 @@ impl TrainConfig {
         self.device
             .parse::<crate::net::DeviceChoice>()
             .map_err(anyhow::Error::msg)?;
-        let checks: [(bool, &str); 11] = [
+        let checks: [(bool, &str); 15] = [
             (
                 (0.0..=1.0).contains(&self.lambda),
                 "lambda must be in [0, 1]",
@@ -268,10 +268,27 @@ impl TrainConfig {
                 self.l2.is_finite() && self.l2 >= 0.0 && self.cp_per_unit > 0.0,
                 "l2 must be ≥ 0 and cp_per_unit positive",
             ),
+            (
+                self.lambda_end.is_none_or(|l| (0.0..=1.0).contains(&l)),
+                "lambda_end must be in [0, 1]",
+            ),
+            (
+                self.lr_min.is_finite() && self.lr_min >= 0.0 && self.lr_min <= self.lr0,
+                "lr_min must be between 0 and lr0",
+            ),
+            (
+                self.lr_schedule != LrSchedule::Step || self.step_every > 0,
+                "the step schedule needs step_every of at least 1",
+            ),
+            (
+                self.step_gamma.is_finite() && self.step_gamma > 0.0 && self.step_gamma <= 1.0,
+                "step_gamma must be in (0, 1]",
+            ),
         ];
-        let problem = checks.into_iter().find(|(ok, _)| !ok).map(|(_, msg)| msg);
-        if let Some(msg) = problem.or_else(|| self.schedule_problem()) {
-            bail!("invalid training config: {msg}");
+        for (ok, msg) in checks {
+            if !ok {
+                bail!("invalid training config: {msg}");
+            }
         }
         Ok(())
     }

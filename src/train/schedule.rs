@@ -65,27 +65,6 @@ impl TrainConfig {
             Some(end) => format!("lambda={}->{end}", self.lambda),
         }
     }
-
-    /// The schedule's own checks (`validate` runs them).
-    pub(super) fn schedule_problem(&self) -> Option<&'static str> {
-        let lambda_end_ok = self.lambda_end.is_none_or(|l| (0.0..=1.0).contains(&l));
-        let checks: [(bool, &'static str); 4] = [
-            (lambda_end_ok, "lambda_end must be in [0, 1]"),
-            (
-                self.lr_min.is_finite() && self.lr_min >= 0.0 && self.lr_min <= self.lr0,
-                "lr_min must be between 0 and lr0",
-            ),
-            (
-                self.lr_schedule != LrSchedule::Step || self.step_every > 0,
-                "the step schedule needs step_every of at least 1",
-            ),
-            (
-                self.step_gamma.is_finite() && self.step_gamma > 0.0 && self.step_gamma <= 1.0,
-                "step_gamma must be in (0, 1]",
-            ),
-        ];
-        checks.into_iter().find(|(ok, _)| !ok).map(|(_, msg)| msg)
-    }
 }
 
 #[cfg(test)]

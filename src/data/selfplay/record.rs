@@ -215,22 +215,22 @@ impl SelfPlayRecord {
         // Standard chess when its rules allow these castling rights; else Chess960, whose
         // rights may name any rook, and also corner rooks beside a king off the e-file (a
         // Chess960 start such as RNBQBKNR: the standard rules refuse it).
-        let modes: &[CastlingMode] = if self.castling.without(Bitboard::CORNERS).is_empty() {
-            &[CastlingMode::Standard, CastlingMode::Chess960]
-        } else {
-            &[CastlingMode::Chess960]
-        };
         let from = |mode| match Chess::from_setup(setup.clone(), mode) {
             Ok(pos) => Ok(pos),
             // Promotions can give more than the starting material; that is legal here.
             Err(e) => e.ignore_too_much_material().map_err(|e| e.to_string()),
         };
-        let mut pos = from(modes[0]);
-        if pos.is_err() && !self.castling.is_empty() {
-            if let Some(&other) = modes.get(1) {
-                pos = pos.or_else(|_| from(other));
-            }
-        }
+        let pos = if self.castling.without(Bitboard::CORNERS).is_empty() {
+            from(CastlingMode::Standard).or_else(|e| {
+                if self.castling.is_empty() {
+                    Err(e)
+                } else {
+                    from(CastlingMode::Chess960)
+                }
+            })
+        } else {
+            from(CastlingMode::Chess960)
+        };
         pos.map_err(|e| {
             anyhow::anyhow!(
                 "game {} ply {}: not a legal position: {e}",
