@@ -155,8 +155,17 @@ pub fn search(
     }
 
     let mut tt_move = 0;
+    // What reverse futility and null-move pruning compare with beta: the static eval, or
+    // the TT's score where its bound says the static eval is wrong in that direction. Only
+    // an entry at most one ply shallower: a node cut by that pruning stores nothing, so a
+    // stale shallow bound would otherwise cut it again at every later iteration (a bound of
+    // depth 1 hid Morphy's mate in two until depth 10).
+    let mut prune_eval = static_eval;
     if let Some(entry) = td.shared.tt.probe(pos.key(), ply) {
         tt_move = entry.mv;
+        if entry.depth >= depth - 1 {
+            prune_eval = refined_eval(static_eval, entry.score, entry.bound);
+        }
         let usable = match entry.bound {
             TtBound::Exact => true,
             TtBound::Lower => entry.score >= beta,
@@ -178,7 +187,7 @@ pub fn search(
     }
 
     if !pv_node && !in_check && beta.abs() < MATE_BOUND {
-        if let Some(score) = prune_early(td, pos, depth, beta, ply, static_eval, raw_eval) {
+        if let Some(score) = prune_early(td, pos, depth, beta, ply, prune_eval, raw_eval) {
             return score;
         }
         if td.aborted {
@@ -456,6 +465,27 @@ fn learn_correction(
     }
 }
 
+/// The static eval refined by a TT entry of the same position: an exact score replaces it,
+/// a lower bound above it or an upper bound below it moves it to the bound, since the search
+/// behind the entry saw more than the evaluator. Mate and tablebase scores are left out:
+/// they are not evals. (Used only for pruning decisions, not for `improving` two plies on or
+/// for the correction history.)
+pub fn refined_eval(static_eval: i32, tt_score: i32, bound: TtBound) -> i32 {
+    if tt_score.abs() >= TB_BOUND {
+        return static_eval;
+    }
+    let better = match bound {
+        TtBound::Exact => true,
+        TtBound::Lower => tt_score > static_eval,
+        TtBound::Upper => tt_score < static_eval,
+    };
+    if better {
+        tt_score
+    } else {
+        static_eval
+    }
+}
+
 /// Late-move and futility pruning of the `n`-th quiet move (0-based, in search order) at a
 /// node of `depth`, whose static value after the move (from the node's side) is `value`.
 /// Unlike the usual futility test on the parent's eval plus a guess of the move's gain, the
@@ -597,10 +627,11 @@ mod tests {
         let pos = Position::from_fen(fen).expect("valid test FEN");
         if let Some(uci) = tt {
             let m = pos.parse_uci_move(uci).expect("a legal TT move");
-            // Too shallow to cut off by itself: only its move is used.
+            // Too shallow to cut off by itself, and its bound no better than the static eval
+            // below (so reverse futility is not refined into a cutoff): only its move is used.
             shared
                 .tt
-                .store(pos.key(), pack_move(&m), 0, 0, TtBound::Lower, 1);
+                .store(pos.key(), pack_move(&m), -1000, 0, TtBound::Lower, 1);
         }
         let mut td = ThreadData::new(&shared, &control, true, KeyHistory::new());
         let static_eval = -1000;
@@ -622,6 +653,22 @@ mod tests {
         // Every child is built without it (Ke2, Kf1, Kf2, e5, exd5; the queen holds the
         // d-file); with it only exd5, after which Black has no capture to try in quiescence.
         assert_eq!((staged, all_built), (1, 5));
+    }
+
+    #[test]
+    fn a_tt_bound_refines_the_static_eval_only_in_its_direction() {
+        use crate::search::score::TB_WIN;
+        assert_eq!(refined_eval(50, 120, TtBound::Exact), 120);
+        assert_eq!(refined_eval(50, -30, TtBound::Exact), -30);
+        // A lower bound above the eval lifts it; one below says nothing new.
+        assert_eq!(refined_eval(50, 120, TtBound::Lower), 120);
+        assert_eq!(refined_eval(50, 10, TtBound::Lower), 50);
+        // An upper bound below the eval lowers it; one above says nothing new.
+        assert_eq!(refined_eval(50, 10, TtBound::Upper), 10);
+        assert_eq!(refined_eval(50, 120, TtBound::Upper), 50);
+        // Tablebase and mate scores are not evals.
+        assert_eq!(refined_eval(50, TB_WIN - 3, TtBound::Exact), 50);
+        assert_eq!(refined_eval(50, -(TB_WIN - 3), TtBound::Upper), 50);
     }
 
     #[test]
