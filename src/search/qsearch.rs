@@ -10,6 +10,7 @@ use super::params::{DELTA_MARGIN, MAX_PLY, QS_MAX_PLIES};
 use super::score::{mated_in, DRAW, INFINITY};
 use super::see::see;
 use super::thread::ThreadData;
+use super::tt::{pack_move, TtBound};
 use crate::chess::{MoveList, Position};
 use shakmaty::Position as _;
 
@@ -43,6 +44,26 @@ pub fn qsearch(
     } else {
         td.shared.corrections.corrected(pos, static_eval)
     };
+    // Before the TT, whose key has no halfmove clock (as in the main search). Out of check
+    // a 50-move position is a draw; in check it is one unless it is mate.
+    if pos.halfmoves() >= 100 && (!in_check || pos.has_legal_move()) {
+        return DRAW;
+    }
+    let pv_node = beta - alpha > 1;
+    let original_alpha = alpha;
+    let mut tt_move = 0;
+    if let Some(entry) = td.shared.tt.probe(pos.key(), ply) {
+        tt_move = entry.mv;
+        // Any entry is at least as deep as quiescence (depth 0).
+        let usable = match entry.bound {
+            TtBound::Exact => true,
+            TtBound::Lower => entry.score >= beta,
+            TtBound::Upper => entry.score <= alpha,
+        };
+        if !pv_node && usable {
+            return entry.score;
+        }
+    }
     if qply >= QS_MAX_PLIES {
         // Still report mate at the cut-off; anything else is scored by the evaluator alone.
         if in_check && pos.legal_moves().is_empty() {
@@ -57,7 +78,7 @@ pub fn qsearch(
         if legal.is_empty() {
             return mated_in(ply);
         }
-        if pos.halfmoves() >= 100 || td.history.is_repetition(pos.key(), pos.halfmoves()) {
+        if td.history.is_repetition(pos.key(), pos.halfmoves()) {
             return DRAW;
         }
         best = -INFINITY;
@@ -84,8 +105,15 @@ pub fn qsearch(
         td.stack[ply] = buf;
         return 0;
     }
-    order_children(&mut buf, &OrderHints::NONE);
+    order_children(
+        &mut buf,
+        &OrderHints {
+            tt_move,
+            ..OrderHints::NONE
+        },
+    );
     td.history.push(pos.key());
+    let mut best_move = 0;
     for &(_, i) in &buf.order {
         let child = &buf.children[i as usize];
         debug_assert!(in_check || is_noisy(&child.mv));
@@ -95,6 +123,7 @@ pub fn qsearch(
         }
         if score > best {
             best = score;
+            best_move = pack_move(&child.mv);
             if score > alpha {
                 alpha = score;
                 if score >= beta {
@@ -106,8 +135,81 @@ pub fn qsearch(
     td.history.pop();
     td.stack[ply] = buf;
     if td.aborted {
+        return 0;
+    }
+    let bound = if best >= beta {
+        TtBound::Lower
+    } else if best > original_alpha {
+        TtBound::Exact
+    } else {
+        TtBound::Upper
+    };
+    let mv = if bound == TtBound::Upper {
         0
     } else {
-        best
+        best_move
+    };
+    td.shared.tt.store(pos.key(), mv, best, 0, bound, ply);
+    best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::material;
+    use super::*;
+    use crate::chess::KeyHistory;
+    use crate::search::control::Control;
+    use crate::search::time::{Clock, TimeBudget};
+    use crate::search::SearchShared;
+
+    fn shared() -> SearchShared {
+        material()
+    }
+
+    fn control() -> Control {
+        Control::new(Clock::new(TimeBudget::default(), false), None)
+    }
+
+    /// White to move can take a hanging queen.
+    const HANGING: &str = "4k3/8/8/3q4/4P3/8/8/4K3 w - - 0 1";
+
+    #[test]
+    fn quiescence_stores_its_result_and_best_capture() {
+        let (shared, control) = (shared(), control());
+        let mut td = ThreadData::new(&shared, &control, true, KeyHistory::new());
+        let pos = Position::from_fen(HANGING).expect("valid test FEN");
+        let score = qsearch(&mut td, &pos, -INFINITY, INFINITY, 0, 0, -800);
+        assert!(score > 0, "taking the queen wins: {score}");
+        let entry = shared.tt.probe(pos.key(), 0).expect("a stored entry");
+        assert_eq!(entry.depth, 0);
+        assert_eq!(entry.bound, TtBound::Exact);
+        assert_eq!(entry.score, score);
+        let exd5 = pos.parse_uci_move("e4d5").expect("legal");
+        assert_eq!(entry.mv, pack_move(&exd5));
+    }
+
+    #[test]
+    fn a_non_pv_node_takes_a_usable_entry_and_a_pv_node_does_not() {
+        let (shared, control) = (shared(), control());
+        let mut td = ThreadData::new(&shared, &control, true, KeyHistory::new());
+        let pos = Position::from_fen(HANGING).expect("valid test FEN");
+        // A (false) lower bound of 5000 cp: a null window below it must cut at once.
+        shared.tt.store(pos.key(), 0, 5000, 3, TtBound::Lower, 0);
+        assert_eq!(qsearch(&mut td, &pos, 99, 100, 0, 0, -800), 5000);
+        // A PV node searches instead, and finds the real value of the capture.
+        let pv = qsearch(&mut td, &pos, -INFINITY, INFINITY, 0, 0, -800);
+        assert!(pv < 5000 && pv > 0, "{pv}");
+    }
+
+    #[test]
+    fn a_fifty_move_position_is_a_draw_in_quiescence() {
+        let (shared, control) = (shared(), control());
+        let mut td = ThreadData::new(&shared, &control, true, KeyHistory::new());
+        let pos = Position::from_fen("4k3/8/8/3q4/4P3/8/8/4K3 w - - 100 80").expect("valid");
+        shared.tt.store(pos.key(), 0, 700, 5, TtBound::Exact, 0);
+        assert_eq!(
+            qsearch(&mut td, &pos, -INFINITY, INFINITY, 0, 0, -800),
+            DRAW
+        );
     }
 }

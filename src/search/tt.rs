@@ -177,7 +177,8 @@ impl TranspositionTable {
         let replace = same_key
             || bound_of(old).is_none()
             || generation_of(old) != generation
-            || bound == TtBound::Exact
+            // An exact quiescence result (depth 0) does not evict a searched entry.
+            || (bound == TtBound::Exact && depth > 0)
             || depth + 2 >= depth_of(old);
         if !replace {
             return;
