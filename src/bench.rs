@@ -14,14 +14,16 @@ pub const POSITIONS: &str = include_str!("../bench/positions.epd");
 
 /// About 9 s for the material evaluator in a release build on the 2-core dev machine.
 pub const DEFAULT_DEPTH: u32 = 9;
-/// A net scores fewer nodes per second than material: ~2 s for the default net on the
-/// native backend, ~25 s on libtorch (2-core dev machine).
-pub const NET_DEFAULT_DEPTH: u32 = 6;
+/// A net scores fewer nodes per second than material. Depth 12 takes 3.5–5.5 s for the
+/// default net on the native backend (2-core dev machine): long enough for a steady speed
+/// figure, which OpenBench scales its clocks by (issue #54). libtorch on a CPU is many
+/// times slower, so give it a depth there (`bench 6 1 --backend torch`).
+pub const NET_DEFAULT_DEPTH: u32 = 12;
 
 /// The node count of `cerise bench` (the embedded net on the native backend, depth
 /// [`NET_DEFAULT_DEPTH`], one thread): the search's signature. A test asserts it, so a
 /// commit that changes the search must change it and say so.
-pub const SIGNATURE_NODES: u64 = 336_357;
+pub const SIGNATURE_NODES: u64 = 7_473_684;
 
 /// The depth `bench` runs at when none is given: shallower for the nets.
 pub fn default_depth(eval: &dyn Evaluator) -> u32 {
@@ -68,7 +70,7 @@ impl BenchConfig {
 /// `cerise bench`'s arguments.
 #[derive(clap::Args)]
 pub struct BenchArgs {
-    /// Search depth per position (default 9 for material and fake, 6 for a net).
+    /// Search depth per position (default 9 for material and fake, 12 for a net).
     pub depth: Option<u32>,
     /// Search threads.
     pub threads: Option<usize>,
