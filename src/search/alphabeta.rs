@@ -1,17 +1,19 @@
 //! Negamax principal-variation search over sibling-batched children.
 //!
 //! Every node builds all of its children and scores them with one evaluator call before
-//! searching any of them (Deep Pink), except the TT move, which is searched alone first. At
-//! depth 1 a quiet child's batch score is the leaf value when it already fails low; every
-//! other child goes to quiescence.
+//! searching any of them (Deep Pink), except the moves it stages: the TT move, and at nodes
+//! of depth 2 or more on an evaluator that scores one child as cheaply as a batch's share,
+//! the captures that do not lose material and the killers, each scored alone. A cutoff among
+//! them spares the batch. At depth 1 a quiet child's batch score is the leaf value when it
+//! already fails low; every other child goes to quiescence.
 
 use super::history::{gravity, history_bonus, piece_to, push_killer, side, update_history};
-use super::ordering::{is_noisy, order_children, OrderHints};
+use super::ordering::{is_noisy, order_children, stage_good_noisy_and_killers, OrderHints};
 use super::params::{
     FUTILITY_MARGIN, IIR_MIN_DEPTH, LATE_PRUNE_MAX_DEPTH, LMP_BASE, LMR_FULL_MOVES,
     LMR_HISTORY_DIVISOR, LMR_MIN_DEPTH, MAX_PLY, NMP_BASE_REDUCTION, NMP_DEPTH_DIVISOR,
     NMP_EVAL_DIVISOR, NMP_EVAL_MAX, NMP_MIN_DEPTH, POLICY_MIN_DEPTH, RFP_MARGIN, RFP_MAX_DEPTH,
-    SEE_PRUNE_MAX_DEPTH,
+    SEE_PRUNE_MAX_DEPTH, STAGE_MIN_DEPTH,
 };
 use super::qsearch::qsearch;
 use super::reductions::late_move_reduction;
@@ -201,9 +203,12 @@ pub fn search(
     }
     // The TT move is searched before the other children are built: when it cuts off (the
     // common case at a node the TT knows), the batch of every other child is never paid for.
-    let staged = find_move(tt_move, &moves);
+    // Deeper, the captures that keep their material and the killers follow it the same way.
+    let staged_tt = find_move(tt_move, &moves);
 
     let mut buf = std::mem::take(&mut td.stack[ply]);
+    buf.staged.clear();
+    buf.staged.extend(staged_tt);
     td.history.push(pos.key());
     let us = side(pos.turn());
     let earlier = [td.moved_before(ply, 1), td.moved_before(ply, 2)];
@@ -213,13 +218,44 @@ pub fn search(
         mv: None,
         alpha,
     };
-    // Move numbers count the staged TT move as move 0, so pruning and reductions see the same
-    // order as when every child was built at once: `buf.order[k]` is move `k + first`.
-    let first = usize::from(staged.is_some());
+    // Quiet moves late in the order, or whose own static eval is far below alpha, are not
+    // searched at shallow non-PV nodes: once a move has been searched, and unless we are
+    // being mated, they are very unlikely to raise alpha.
+    let may_prune = !pv_node && !in_check && (2..=LATE_PRUNE_MAX_DEPTH).contains(&depth);
+    // Moves that lose material by static exchange, by more than the depth allows, are
+    // not searched either (at PV nodes too), once a move has been.
+    let see_prune = !in_check && depth <= SEE_PRUNE_MAX_DEPTH;
+    // Move numbers count the staged moves first, in the order they were staged, so pruning
+    // and reductions see the same order as when every child was built at once:
+    // `buf.order[k]` is move `k + buf.staged.len()`.
     // The move number of the move that failed high.
     let mut cutoff_at = None;
     'moves: {
-        if let Some(m) = staged {
+        let mut staged_all = !(td.stage_moves && depth >= STAGE_MIN_DEPTH);
+        let mut n = 0;
+        loop {
+            if n == buf.staged.len() {
+                if staged_all {
+                    break;
+                }
+                staged_all = true;
+                stage_good_noisy_and_killers(
+                    pos.inner().board(),
+                    &moves,
+                    td.killers[ply],
+                    &mut buf.staged,
+                );
+                continue;
+            }
+            let m = buf.staged[n];
+            if see_prune
+                && n > 0
+                && best.score > -MATE_BOUND
+                && loses_too_much(pos.inner().board(), &m, depth)
+            {
+                n += 1;
+                continue;
+            }
             let child_pos = pos.play(&m);
             td.count_nodes(1);
             let Some(eval) = td.eval_one(pos, &child_pos) else {
@@ -230,15 +266,29 @@ pub fn search(
                 pos: child_pos,
                 eval,
             };
-            let score = child_value(td, pos, &child, depth, best.alpha, beta, ply, 0, in_check);
+            if may_prune
+                && n > 0
+                && best.score > -MATE_BOUND
+                && !is_noisy(&m)
+                && skip_quiet(n, depth, -eval, best.alpha)
+                && !child.pos.is_check()
+            {
+                n += 1;
+                continue;
+            }
+            let score = child_value(td, pos, &child, depth, best.alpha, beta, ply, n, in_check);
             if td.aborted {
                 break 'moves;
             }
             if best.raise(td, ply, m, score, beta) {
-                cutoff_at = Some(0);
+                cutoff_at = Some(n);
                 break 'moves;
             }
-            moves.retain(|x| *x != m);
+            n += 1;
+        }
+        let first = buf.staged.len();
+        if first > 0 {
+            moves.retain(|x| !buf.staged.contains(x));
             if moves.is_empty() {
                 break 'moves;
             }
@@ -252,7 +302,7 @@ pub fn search(
         order_children(
             &mut buf,
             &OrderHints {
-                tt_move: if staged.is_some() { 0 } else { tt_move },
+                tt_move: 0,
                 killers: td.killers[ply],
                 history: Some(&td.quiet_history[us]),
                 cont: earlier.map(|e| e.map(|i| &td.cont_history[i])),
@@ -260,13 +310,6 @@ pub fn search(
                 board: Some(pos.inner().board()),
             },
         );
-        // Quiet moves late in the order, or whose own static eval is far below alpha, are not
-        // searched at shallow non-PV nodes: once a move has been searched, and unless we are
-        // being mated, they are very unlikely to raise alpha.
-        let may_prune = !pv_node && !in_check && (2..=LATE_PRUNE_MAX_DEPTH).contains(&depth);
-        // Moves that lose material by static exchange, by more than the depth allows, are
-        // not searched either (at PV nodes too), once a move has been.
-        let see_prune = !in_check && depth <= SEE_PRUNE_MAX_DEPTH;
         for (k, &(_, i)) in buf.order.iter().enumerate() {
             let n = k + first;
             let child = &buf.children[i as usize];
@@ -301,8 +344,10 @@ pub fn search(
     if !td.aborted {
         if let (Some(n), Some(m)) = (cutoff_at, best.mv) {
             if !is_noisy(&m) {
-                // The moves searched before the cutoff move, the staged TT move first.
-                let before = staged.filter(|_| n > 0).into_iter().chain(
+                // The moves searched before the cutoff move, the staged ones first (`buf.order`
+                // is stale when the cutoff came among them, and then left out).
+                let first = buf.staged.len();
+                let before = buf.staged[..n.min(first)].iter().copied().chain(
                     buf.order[..n.saturating_sub(first)]
                         .iter()
                         .map(|&(_, i)| buf.children[i as usize].mv),
@@ -653,6 +698,41 @@ mod tests {
         // Every child is built without it (Ke2, Kf1, Kf2, e5, exd5; the queen holds the
         // d-file); with it only exd5, after which Black has no capture to try in quiescence.
         assert_eq!((staged, all_built), (1, 5));
+    }
+
+    /// Searches `fen` at depth 2, ply 1, in the null window (beta − 1, beta) on fresh tables,
+    /// with or without staging; the score and the nodes built.
+    fn depth_two(fen: &str, beta: i32, stage: bool) -> (i32, u64) {
+        let shared = material();
+        let control = Control::new(Clock::new(TimeBudget::default(), false), None);
+        let pos = Position::from_fen(fen).expect("valid test FEN");
+        let mut td = ThreadData::new(&shared, &control, true, KeyHistory::new());
+        assert!(
+            td.stage_moves,
+            "material scores one child as cheaply as a batch"
+        );
+        td.stage_moves = stage;
+        let score = search(&mut td, &pos, 2, beta - 1, beta, 1, -1000);
+        (score, td.nodes)
+    }
+
+    #[test]
+    fn a_capture_that_cuts_off_spares_building_its_siblings() {
+        // White, a queen down, takes it back with exd5 (no TT move): a cutoff at depth 2.
+        let fen = "4k3/pp6/8/3q4/4P3/8/1P6/4K3 w - - 0 1";
+        let (batched, all_built) = depth_two(fen, -500, false);
+        let (staged, built) = depth_two(fen, -500, true);
+        assert_eq!(batched, staged, "the same search, in the same order");
+        assert!(staged >= -500, "{staged}");
+        // Without staging, every one of White's moves is built before exd5 is searched;
+        // with it, exd5 alone, and its subtree is the same.
+        let legal = Position::from_fen(fen).unwrap().legal_moves().len() as u64;
+        assert!(legal > 5, "{legal}");
+        assert_eq!(
+            all_built - built,
+            legal - 1,
+            "staged {built}, batched {all_built}"
+        );
     }
 
     #[test]

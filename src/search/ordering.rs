@@ -75,6 +75,30 @@ impl OrderHints<'_> {
     }
 }
 
+/// Appends to `staged` (which may hold the TT move already, then skipped) the captures and
+/// promotions of `moves` that do not lose material by static exchange on `board`, by MVV-LVA
+/// (ties in move order), then the killers that are legal quiet moves here: the bands
+/// [`order_children`] puts first, for a node to search before it builds its other children.
+pub fn stage_good_noisy_and_killers(
+    board: &Board,
+    moves: &[Move],
+    killers: [Option<Move>; 2],
+    staged: &mut Vec<Move>,
+) {
+    let start = staged.len();
+    for m in moves {
+        if is_noisy(m) && !staged.contains(m) && !loses_material(Some(board), m) {
+            staged.push(*m);
+        }
+    }
+    staged[start..].sort_by_key(|m| std::cmp::Reverse(mvv_lva(m)));
+    for k in killers.into_iter().flatten() {
+        if !is_noisy(&k) && moves.contains(&k) && !staged.contains(&k) {
+            staged.push(k);
+        }
+    }
+}
+
 /// Fills `buf.order` with every child, best first. Deterministic: ties go to move order.
 pub fn order_children(buf: &mut PlyBuf, hints: &OrderHints) {
     buf.order.clear();
@@ -305,5 +329,39 @@ mod tests {
         black_row[piece_to(Color::Black, &reply)] = 300;
         order_children(&mut buf, &hints([Some(&black_row), None]));
         assert_ne!(buf.order[0].1 as usize, target);
+    }
+
+    #[test]
+    fn staging_takes_captures_that_keep_material_by_mvv_lva_then_legal_quiet_killers() {
+        // exd5 and Nc3xd5 win the queen; Nc4xb6 (a7 defends) and Qxa7 (the rook defends)
+        // lose material and stay for the batch.
+        let fen = "r3k3/p7/1p6/3q4/2N1P3/2N5/8/Q3K3 w - - 0 1";
+        let pos = Position::from_fen(fen).expect("valid test FEN");
+        let moves: Vec<Move> = pos.legal_moves().to_vec();
+        let uci = |m: &Move| m.to_uci(shakmaty::CastlingMode::Standard).to_string();
+        let find = |s: &str| *moves.iter().find(|m| uci(m) == s).expect(s);
+        let board = pos.inner().board();
+        // A killer from elsewhere (illegal here) is left out; so is one already staged.
+        let foreign = Move::Normal {
+            role: Role::Rook,
+            from: Square::H1,
+            to: Square::H8,
+            capture: None,
+            promotion: None,
+        };
+        let mut staged = Vec::new();
+        stage_good_noisy_and_killers(
+            board,
+            &moves,
+            [Some(foreign), Some(find("e1e2"))],
+            &mut staged,
+        );
+        let got: Vec<String> = staged.iter().map(uci).collect();
+        assert_eq!(got, ["e4d5", "c3d5", "e1e2"]);
+        // The TT move, staged already, keeps its place and is not staged twice.
+        let mut staged = vec![find("c3d5")];
+        stage_good_noisy_and_killers(board, &moves, [Some(find("c3d5")), None], &mut staged);
+        let got: Vec<String> = staged.iter().map(uci).collect();
+        assert_eq!(got, ["c3d5", "e4d5"]);
     }
 }

@@ -40,6 +40,11 @@ pub const ORDER_POLICY_SPAN: i32 = 100_000;
 /// the subtrees are large. From depth 3 the default net's bench ran 4.4× slower.
 pub const POLICY_MIN_DEPTH: i32 = 5;
 
+/// Nodes this deep search their good captures and killers, each scored alone, before they
+/// build and score the rest in one batch. Shallower, at depth 1, the batch is the leaf
+/// evaluation (Deep Pink's shape) and stays whole.
+pub const STAGE_MIN_DEPTH: i32 = 2;
+
 /// Late move reductions: only from this depth on …
 pub const LMR_MIN_DEPTH: i32 = 3;
 /// … and only after this many moves have been searched at full depth.

@@ -6,7 +6,7 @@ use super::history::{quiet_score, side, ContRow, PIECE_TO};
 use super::params::{CHECK_INTERVAL, EVAL_LIMIT, MAX_PLY};
 use super::SearchShared;
 use crate::chess::{KeyHistory, Move, Position};
-use crate::eval::{CacheScratch, PolicyMove};
+use crate::eval::{Backend, CacheScratch, Evaluator as _, PolicyMove};
 use shakmaty::Color;
 
 /// A child position with its static eval from the child's side to move.
@@ -26,6 +26,9 @@ pub struct PlyBuf {
     pub order: Vec<(i32, u32)>,
     /// The policy's log-probability of each child's move, or empty where no policy ran.
     pub policy: Vec<f32>,
+    /// The moves the node searched (or pruned) one by one before building the others, in
+    /// that order: the TT move, then good captures and killers.
+    pub staged: Vec<Move>,
 }
 
 pub struct ThreadData<'a> {
@@ -65,6 +68,10 @@ pub struct ThreadData<'a> {
     pub moved: Vec<Option<usize>>,
     eval_scratch: CacheScratch,
     scores: Vec<f32>,
+    /// Whether nodes stage their good captures and killers (scored one at a time) before the
+    /// batch of the rest: where one child costs what its share of a batch does (the native
+    /// backend and the built-in evaluators), not where a call has a fixed cost (libtorch).
+    pub stage_moves: bool,
     /// Set once the search must unwind; every node then returns at once.
     pub aborted: bool,
 }
@@ -137,6 +144,7 @@ impl<'a> ThreadData<'a> {
             static_evals: vec![None; MAX_PLY + 1],
             eval_scratch: CacheScratch::default(),
             scores: Vec::with_capacity(256),
+            stage_moves: shared.eval.info().backend != Some(Backend::Torch),
             aborted: false,
         }
     }
