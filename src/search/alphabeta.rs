@@ -168,12 +168,7 @@ pub fn search(
         if entry.depth >= depth - 1 {
             prune_eval = refined_eval(static_eval, entry.score, entry.bound);
         }
-        let usable = match entry.bound {
-            TtBound::Exact => true,
-            TtBound::Lower => entry.score >= beta,
-            TtBound::Upper => entry.score <= alpha,
-        };
-        if !pv_node && usable && entry.depth >= depth {
+        if !pv_node && entry.settles(alpha, beta) && entry.depth >= depth {
             return entry.score;
         }
     }
@@ -248,11 +243,7 @@ pub fn search(
                 continue;
             }
             let m = buf.staged[n];
-            if see_prune
-                && n > 0
-                && best.score > -MATE_BOUND
-                && loses_too_much(pos.inner().board(), &m, depth)
-            {
+            if see_prune && best.may_skip(n) && loses_too_much(pos.inner().board(), &m, depth) {
                 n += 1;
                 continue;
             }
@@ -266,13 +257,7 @@ pub fn search(
                 pos: child_pos,
                 eval,
             };
-            if may_prune
-                && n > 0
-                && best.score > -MATE_BOUND
-                && !is_noisy(&m)
-                && skip_quiet(n, depth, -eval, best.alpha)
-                && !child.pos.is_check()
-            {
+            if may_prune && best.may_skip(n) && skips_quiet_child(&child, n, depth, best.alpha) {
                 n += 1;
                 continue;
             }
@@ -313,18 +298,11 @@ pub fn search(
         for (k, &(_, i)) in buf.order.iter().enumerate() {
             let n = k + first;
             let child = &buf.children[i as usize];
-            if may_prune
-                && n > 0
-                && best.score > -MATE_BOUND
-                && !is_noisy(&child.mv)
-                && skip_quiet(n, depth, -child.eval, best.alpha)
-                && !child.pos.is_check()
-            {
+            if may_prune && best.may_skip(n) && skips_quiet_child(child, n, depth, best.alpha) {
                 continue;
             }
             if see_prune
-                && n > 0
-                && best.score > -MATE_BOUND
+                && best.may_skip(n)
                 && loses_too_much(pos.inner().board(), &child.mv, depth)
             {
                 continue;
@@ -355,13 +333,7 @@ pub fn search(
                 reward_quiet(td, before, m, depth, ply, pos.turn(), earlier);
             }
         }
-        let bound = if best.score >= beta {
-            TtBound::Lower
-        } else if best.score > original_alpha {
-            TtBound::Exact
-        } else {
-            TtBound::Upper
-        };
+        let bound = TtBound::of(best.score, original_alpha, beta);
         if !in_check && !best.mv.is_some_and(|m| is_noisy(&m)) {
             learn_correction(td, pos, depth, bound, best.score, static_eval, raw_eval);
         }
@@ -389,6 +361,12 @@ struct Best {
 }
 
 impl Best {
+    /// Whether move `n` (0-based, in search order) may be pruned at all: once a move has
+    /// been searched, and unless every line so far is being mated.
+    fn may_skip(&self, n: usize) -> bool {
+        n > 0 && self.score > -MATE_BOUND
+    }
+
     /// Takes in move `m`'s `score`: a better score becomes the best, and one above alpha
     /// raises it and makes `m` head the PV. True when it reaches `beta` (a cutoff).
     fn raise(&mut self, td: &mut ThreadData, ply: usize, m: Move, score: i32, beta: i32) -> bool {
@@ -539,6 +517,12 @@ pub fn skip_quiet(n: usize, depth: i32, value: i32, alpha: i32) -> bool {
     let late = n >= LMP_BASE + (depth * depth) as usize;
     let futile = value + FUTILITY_MARGIN * depth <= alpha;
     late || futile
+}
+
+/// [`skip_quiet`] for a built child, move `n` of its node: only a quiet move that gives
+/// no check is pruned.
+fn skips_quiet_child(child: &Child, n: usize, depth: i32, alpha: i32) -> bool {
+    !is_noisy(&child.mv) && skip_quiet(n, depth, -child.eval, alpha) && !child.pos.is_check()
 }
 
 /// PVS with late move reductions for one child of an interior node (depth ≥ 2).
@@ -733,6 +717,18 @@ mod tests {
             legal - 1,
             "staged {built}, batched {all_built}"
         );
+    }
+
+    #[test]
+    fn the_first_move_and_a_node_being_mated_prune_nothing() {
+        let best = |score| Best {
+            score,
+            mv: None,
+            alpha: 0,
+        };
+        assert!(!best(0).may_skip(0), "move 0 is always searched");
+        assert!(best(0).may_skip(1));
+        assert!(!best(-MATE + 5).may_skip(1), "every line so far is mated");
     }
 
     #[test]

@@ -55,12 +55,7 @@ pub fn qsearch(
     if let Some(entry) = td.shared.tt.probe(pos.key(), ply) {
         tt_move = entry.mv;
         // Any entry is at least as deep as quiescence (depth 0).
-        let usable = match entry.bound {
-            TtBound::Exact => true,
-            TtBound::Lower => entry.score >= beta,
-            TtBound::Upper => entry.score <= alpha,
-        };
-        if !pv_node && usable {
+        if !pv_node && entry.settles(alpha, beta) {
             return entry.score;
         }
     }
@@ -137,13 +132,7 @@ pub fn qsearch(
     if td.aborted {
         return 0;
     }
-    let bound = if best >= beta {
-        TtBound::Lower
-    } else if best > original_alpha {
-        TtBound::Exact
-    } else {
-        TtBound::Upper
-    };
+    let bound = TtBound::of(best, original_alpha, beta);
     let mv = if bound == TtBound::Upper {
         0
     } else {
@@ -160,11 +149,6 @@ mod tests {
     use crate::chess::KeyHistory;
     use crate::search::control::Control;
     use crate::search::time::{Clock, TimeBudget};
-    use crate::search::SearchShared;
-
-    fn shared() -> SearchShared {
-        material()
-    }
 
     fn control() -> Control {
         Control::new(Clock::new(TimeBudget::default(), false), None)
@@ -175,7 +159,7 @@ mod tests {
 
     #[test]
     fn quiescence_stores_its_result_and_best_capture() {
-        let (shared, control) = (shared(), control());
+        let (shared, control) = (material(), control());
         let mut td = ThreadData::new(&shared, &control, true, KeyHistory::new());
         let pos = Position::from_fen(HANGING).expect("valid test FEN");
         let score = qsearch(&mut td, &pos, -INFINITY, INFINITY, 0, 0, -800);
@@ -190,7 +174,7 @@ mod tests {
 
     #[test]
     fn a_non_pv_node_takes_a_usable_entry_and_a_pv_node_does_not() {
-        let (shared, control) = (shared(), control());
+        let (shared, control) = (material(), control());
         let mut td = ThreadData::new(&shared, &control, true, KeyHistory::new());
         let pos = Position::from_fen(HANGING).expect("valid test FEN");
         // A (false) lower bound of 5000 cp: a null window below it must cut at once.
@@ -203,7 +187,7 @@ mod tests {
 
     #[test]
     fn a_fifty_move_position_is_a_draw_in_quiescence() {
-        let (shared, control) = (shared(), control());
+        let (shared, control) = (material(), control());
         let mut td = ThreadData::new(&shared, &control, true, KeyHistory::new());
         let pos = Position::from_fen("4k3/8/8/3q4/4P3/8/8/4K3 w - - 100 80").expect("valid");
         shared.tt.store(pos.key(), 0, 700, 5, TtBound::Exact, 0);

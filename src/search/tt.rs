@@ -17,6 +17,19 @@ pub enum TtBound {
     Exact = 3,
 }
 
+impl TtBound {
+    /// What a search of the window (`alpha`, `beta`) that returned `score` proved of it.
+    pub fn of(score: i32, alpha: i32, beta: i32) -> TtBound {
+        if score >= beta {
+            TtBound::Lower
+        } else if score > alpha {
+            TtBound::Exact
+        } else {
+            TtBound::Upper
+        }
+    }
+}
+
 /// A decoded entry; `score` is already converted back to root-relative at the probing ply.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TtEntry {
@@ -25,6 +38,18 @@ pub struct TtEntry {
     pub score: i32,
     pub depth: i32,
     pub bound: TtBound,
+}
+
+impl TtEntry {
+    /// Whether the stored score settles the window (`alpha`, `beta`) without a search: an
+    /// exact score, a lower bound at or above beta, an upper bound at or below alpha.
+    pub fn settles(&self, alpha: i32, beta: i32) -> bool {
+        match self.bound {
+            TtBound::Exact => true,
+            TtBound::Lower => self.score >= beta,
+            TtBound::Upper => self.score <= alpha,
+        }
+    }
 }
 
 #[derive(Default)]
@@ -202,6 +227,24 @@ mod tests {
     use super::*;
     use crate::search::score::{mated_in, MATE};
     use std::sync::Arc;
+
+    #[test]
+    fn a_bound_is_what_the_window_proves_and_settles_only_its_side() {
+        assert_eq!(TtBound::of(100, 0, 100), TtBound::Lower);
+        assert_eq!(TtBound::of(50, 0, 100), TtBound::Exact);
+        assert_eq!(TtBound::of(0, 0, 100), TtBound::Upper);
+        let entry = |score, bound| TtEntry {
+            mv: 0,
+            score,
+            depth: 1,
+            bound,
+        };
+        assert!(entry(50, TtBound::Exact).settles(0, 100));
+        assert!(entry(100, TtBound::Lower).settles(0, 100));
+        assert!(!entry(99, TtBound::Lower).settles(0, 100));
+        assert!(entry(0, TtBound::Upper).settles(0, 100));
+        assert!(!entry(1, TtBound::Upper).settles(0, 100));
+    }
 
     #[test]
     fn store_probe_round_trip() {
