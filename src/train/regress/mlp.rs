@@ -2,11 +2,13 @@
 //! standardised on the training split, the epoch with the best validation MAE kept (early
 //! stopping after `patience` epochs without a better one).
 
+use crate::data::rng::SplitMix64;
+use crate::train::loader::epoch_permutation;
 use crate::train::rbf::fit::{metrics, Metrics};
 use anyhow::{ensure, Result};
 use std::time::Instant;
 use tch::nn::{self, Module, OptimizerConfig};
-use tch::{Device, Kind, Tensor};
+use tch::{Device, Tensor};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct MlpConfig {
@@ -86,6 +88,33 @@ fn build(vs: &nn::Path, width: i64, hidden: &[i64]) -> nn::Sequential {
     seq.add(nn::linear(vs / "out", last, 1, Default::default()))
 }
 
+/// libtorch's default for a linear layer, drawn from `seed`: weights uniform in
+/// ±√(6 / fan-in) (Kaiming for ReLU), biases in ±1/√fan-in.
+fn initialise(vs: &nn::VarStore, seed: u64) {
+    let vars = vs.variables();
+    let mut names: Vec<&String> = vars.keys().collect();
+    names.sort();
+    let mut rng = SplitMix64::new(seed);
+    for name in names {
+        let var = &vars[name];
+        let layer = name.rsplit_once('.').map_or("", |(l, _)| l);
+        let fan_in = vars[&format!("{layer}.weight")].size()[1] as f64;
+        let bound = if name.ends_with(".weight") {
+            (6.0 / fan_in).sqrt()
+        } else {
+            1.0 / fan_in.sqrt()
+        };
+        let values: Vec<f32> = (0..var.numel())
+            .map(|_| ((rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0) * bound)
+            .map(|v| v as f32)
+            .collect();
+        tch::no_grad(|| {
+            let mut var = var.shallow_clone();
+            var.copy_(&Tensor::from_slice(&values).view(var.size().as_slice()));
+        });
+    }
+}
+
 fn predict(model: &nn::Sequential, x: &Tensor) -> Vec<f32> {
     let n = x.size()[0];
     let mut out = Vec::with_capacity(n as usize);
@@ -119,7 +148,6 @@ pub fn train(
         "--hidden widths must be positive, got {:?}",
         config.hidden
     );
-    tch::manual_seed(config.seed as i64);
     let (mean, inv) = standardisation(&inputs[0], width);
     let x = inputs
         .each_ref()
@@ -127,6 +155,9 @@ pub fn train(
     let y = targets.map(Tensor::from_slice);
     let vs = nn::VarStore::new(Device::Cpu);
     let model = build(&vs.root(), width as i64, &config.hidden);
+    // Weights and the epochs' order come from our own seeded generator, not libtorch's one
+    // global RNG: tests train in parallel, and draws they interleaved changed this fit.
+    initialise(&vs, config.seed);
     let mut opt = nn::Adam::default().build(&vs, config.lr)?;
     let parameters: usize = vs.trainable_variables().iter().map(|t| t.numel()).sum();
     let n = targets[0].len() as i64;
@@ -134,7 +165,11 @@ pub fn train(
     let mut best: Option<(f64, usize, Vec<Tensor>)> = None;
     let mut epochs = Vec::new();
     for epoch in 1..=config.epochs {
-        let order = Tensor::randperm(n, (Kind::Int64, Device::Cpu));
+        let order: Vec<i64> = epoch_permutation(n as u64, config.seed, epoch as u64)
+            .into_iter()
+            .map(i64::from)
+            .collect();
+        let order = Tensor::from_slice(&order);
         let mut total = 0.0;
         let mut start = 0;
         while start < n {
