@@ -31,6 +31,11 @@ impl SplitMix64 {
         mix64(self.state)
     }
 
+    /// Uniform in [0, 1): the top 53 bits, every value a double can hold exactly.
+    pub fn next_unit(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+    }
+
     /// Uniform in `0..n` (Lemire's multiply-shift; the bias is below 2^-50 for move counts).
     /// Panics if `n == 0`.
     pub fn below(&mut self, n: usize) -> usize {

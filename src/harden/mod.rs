@@ -207,10 +207,7 @@ pub fn run_harden_cli(args: &HardenArgs) -> Result<HardenCounts> {
             break;
         }
         // The draw is made here, in file order, so the result does not depend on --jobs.
-        let offered: Vec<bool> = batch
-            .iter()
-            .map(|_| ((rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64) < args.share)
-            .collect();
+        let offered: Vec<bool> = batch.iter().map(|_| rng.next_unit() < args.share).collect();
         let chunk = batch.len().div_ceil(args.jobs);
         let results: Vec<Result<Vec<(Triplet, Outcome)>>> = std::thread::scope(|s| {
             let workers: Vec<_> = batch

@@ -71,21 +71,23 @@ fn tensor(x: &[f32], width: usize, mean: &[f32], inv: &[f32]) -> Tensor {
     Tensor::from_slice(&z).view([-1, width as i64])
 }
 
+/// The layers with zero weights: [`initialise`] draws them, so that building draws nothing
+/// from libtorch's global generator, which other threads' seeded initialisations use.
 fn build(vs: &nn::Path, width: i64, hidden: &[i64]) -> nn::Sequential {
+    let zeros = nn::LinearConfig {
+        ws_init: nn::Init::Const(0.0),
+        bs_init: Some(nn::Init::Const(0.0)),
+        bias: true,
+    };
     let mut seq = nn::seq();
     let mut last = width;
     for (i, &h) in hidden.iter().enumerate() {
         seq = seq
-            .add(nn::linear(
-                vs / format!("l{i}"),
-                last,
-                h,
-                Default::default(),
-            ))
+            .add(nn::linear(vs / format!("l{i}"), last, h, zeros))
             .add_fn(|x| x.relu());
         last = h;
     }
-    seq.add(nn::linear(vs / "out", last, 1, Default::default()))
+    seq.add(nn::linear(vs / "out", last, 1, zeros))
 }
 
 /// libtorch's default for a linear layer, drawn from `seed`: weights uniform in
@@ -105,7 +107,7 @@ fn initialise(vs: &nn::VarStore, seed: u64) {
             1.0 / fan_in.sqrt()
         };
         let values: Vec<f32> = (0..var.numel())
-            .map(|_| ((rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0) * bound)
+            .map(|_| (rng.next_unit() * 2.0 - 1.0) * bound)
             .map(|v| v as f32)
             .collect();
         tch::no_grad(|| {
