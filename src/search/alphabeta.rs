@@ -4,8 +4,9 @@
 //! searching any of them (Deep Pink), except the moves it stages: the TT move, and at nodes
 //! of depth 2 or more on an evaluator that scores one child as cheaply as a batch's share,
 //! the captures that do not lose material and the killers, each scored alone. A cutoff among
-//! them spares the batch. At depth 1 a quiet child's batch score is the leaf value when it
-//! already fails low; every other child goes to quiescence.
+//! them spares the batch, and where the node's own eval is already futile the batch holds
+//! only the captures and checks. At depth 1 a quiet child's batch score is the leaf value
+//! when it already fails low; every other child goes to quiescence.
 
 use super::history::{gravity, history_bonus, piece_to, push_killer, side, update_history};
 use super::ordering::{is_noisy, order_children, stage_good_noisy_and_killers, OrderHints};
@@ -274,6 +275,19 @@ pub fn search(
         let first = buf.staged.len();
         if first > 0 {
             moves.retain(|x| !buf.staged.contains(x));
+            if moves.is_empty() {
+                break 'moves;
+            }
+        }
+        // Between a whole batch and none: where the node's own eval is already futile, its
+        // quiet moves that give no check are pruned on that eval, and the batch scores only
+        // the captures and checks that remain.
+        if td.stage_moves
+            && may_prune
+            && best.may_skip(first)
+            && static_eval + FUTILITY_MARGIN * depth <= best.alpha
+        {
+            moves.retain(|m| is_noisy(m) || pos.play(m).is_check());
             if moves.is_empty() {
                 break 'moves;
             }
@@ -712,6 +726,25 @@ mod tests {
         // with it, exd5 alone, and its subtree is the same.
         let legal = Position::from_fen(fen).unwrap().legal_moves().len() as u64;
         assert!(legal > 5, "{legal}");
+        assert_eq!(
+            all_built - built,
+            legal - 1,
+            "staged {built}, batched {all_built}"
+        );
+    }
+
+    #[test]
+    fn a_futile_node_batches_no_quiet_move() {
+        // White, a queen down, takes a free pawn (fxe3, staged and searched first) and still
+        // fails low at depth 2: its own eval is futile, so none of its quiet moves (none
+        // gives check) is built for the batch, where without staging all of them are.
+        let fen = "4k3/pp6/8/3q4/8/4p3/1P3P2/4K3 w - - 0 1";
+        let (batched, all_built) = depth_two(fen, -500, false);
+        let (staged, built) = depth_two(fen, -500, true);
+        assert_eq!(batched, staged, "the same moves searched");
+        assert!(staged < -500, "{staged}");
+        let legal = Position::from_fen(fen).unwrap().legal_moves().len() as u64;
+        assert!(legal > 4, "{legal}");
         assert_eq!(
             all_built - built,
             legal - 1,
