@@ -285,7 +285,7 @@ pub fn search(
         if td.stage_moves
             && may_prune
             && best.may_skip(first)
-            && static_eval + FUTILITY_MARGIN * depth <= best.alpha
+            && futile(static_eval, depth, best.alpha)
         {
             moves.retain(|m| is_noisy(m) || pos.play(m).is_check());
             if moves.is_empty() {
@@ -529,8 +529,13 @@ pub fn refined_eval(static_eval: i32, tt_score: i32, bound: TtBound) -> i32 {
 /// child's own eval is known here: the node's batch has scored every child.
 pub fn skip_quiet(n: usize, depth: i32, value: i32, alpha: i32) -> bool {
     let late = n >= LMP_BASE + (depth * depth) as usize;
-    let futile = value + FUTILITY_MARGIN * depth <= alpha;
-    late || futile
+    late || futile(value, depth, alpha)
+}
+
+/// Whether a static `value` (from the node's side) plus `FUTILITY_MARGIN` a ply of `depth`
+/// still cannot reach `alpha`: the futility test, on a child's eval or the node's own.
+fn futile(value: i32, depth: i32, alpha: i32) -> bool {
+    value + FUTILITY_MARGIN * depth <= alpha
 }
 
 /// [`skip_quiet`] for a built child, move `n` of its node: only a quiet move that gives
