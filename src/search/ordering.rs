@@ -1,17 +1,17 @@
 //! Move ordering over already-evaluated children.
 //!
 //! Bands, best first: the TT move; captures and promotions by MVV-LVA with the net's child
-//! score as tie-break; the two killers; quiets with positive history, by history; all other
-//! quiets by the net's child score (the Deep Pink idea: the net ranks the quiet moves); last,
+//! score as tie-break; the two killers; the quiets by the net's child score (the Deep Pink
+//! idea: the net ranks the quiet moves), each moved up or down by its history; last,
 //! where the parent's board is given, the captures that lose material by static exchange
 //! (a queen taking a defended pawn is searched after the quiet moves, not before them).
 //! Where a move policy has scored the node (`PlyBuf::policy`), it ranks every quiet that is
-//! not a killer instead, above the history band.
+//! not a killer instead, above every quiet ranked by score and history.
 
 use super::history::{quiet_score, role_index, ContRow};
 use super::params::{
-    ORDER_BAD_NOISY, ORDER_CHILD_CLAMP, ORDER_HISTORY, ORDER_KILLER, ORDER_MVV_LVA_STEP,
-    ORDER_NOISY, ORDER_POLICY, ORDER_POLICY_SPAN, ORDER_TT, PIECE_VALUES,
+    ORDER_BAD_NOISY, ORDER_CHILD_CLAMP, ORDER_HISTORY_MIX_DIVISOR, ORDER_KILLER,
+    ORDER_MVV_LVA_STEP, ORDER_NOISY, ORDER_POLICY, ORDER_POLICY_SPAN, ORDER_TT, PIECE_VALUES,
 };
 use super::see::see;
 use super::thread::PlyBuf;
@@ -122,10 +122,12 @@ pub fn order_children(buf: &mut PlyBuf, hints: &OrderHints) {
         } else if let Some(policy) = policy {
             ORDER_POLICY + policy_key(policy[i])
         } else {
-            match hints.quiet_score(m) {
-                Some(h) if h > 0 => ORDER_HISTORY + h,
-                _ => child_score,
-            }
+            // History shifts the net's ranking rather than overruling it: a quiet that cut
+            // elsewhere in this search once ranked above every quiet the net preferred.
+            child_score
+                + hints
+                    .quiet_score(m)
+                    .map_or(0, |h| h / ORDER_HISTORY_MIX_DIVISOR)
         };
         buf.order.push((key, i as u32));
     }
@@ -257,6 +259,33 @@ mod tests {
         buf.children[target].eval = -500; // the opponent is worse off after this move
         order_children(&mut buf, &OrderHints::NONE);
         assert_eq!(buf.order[0].1 as usize, target);
+    }
+
+    #[test]
+    fn history_shifts_the_net_ranking_without_overruling_it() {
+        let mut buf = buf_for("4k3/8/8/8/8/8/8/R3K3 w - - 0 1");
+        let (preferred, historic, punished) = (1, 4, 0);
+        buf.children[preferred].eval = -300; // the net likes this move 300 cp more
+        let mut history = [[0; 64]; 64];
+        update_history(&mut history, &buf.children[historic].mv, 4000);
+        update_history(&mut history, &buf.children[punished].mv, -4000);
+        let hints = OrderHints {
+            history: Some(&history),
+            ..OrderHints::NONE
+        };
+        order_children(&mut buf, &hints);
+        let rank = |i: usize| buf.order.iter().position(|&(_, j)| j as usize == i);
+        assert_eq!(
+            rank(preferred),
+            Some(0),
+            "4000 of history is worth 125 cp, not 300"
+        );
+        assert_eq!(rank(historic), Some(1), "history lifts a move among equals");
+        assert_eq!(
+            rank(punished),
+            Some(buf.children.len() - 1),
+            "and sinks one that failed"
+        );
     }
 
     #[test]

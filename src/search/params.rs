@@ -27,8 +27,15 @@ pub const ORDER_CHILD_CLAMP: i32 = 999;
 pub const ORDER_BAD_NOISY: i32 = -1_000_000;
 /// Killer quiets, after every noisy move that does not lose material.
 pub const ORDER_KILLER: i32 = 1_000_000;
-/// Quiets with a positive history score come next, best history first.
+/// The band the policy's quiets sit above: every quiet ranked by child score and history
+/// stays below `ORDER_HISTORY + HISTORY_MAX`.
 pub const ORDER_HISTORY: i32 = 100_000;
+/// A quiet move's key is the net's score of its child (centipawns) plus its history score
+/// (butterfly and both continuations, each within ±`HISTORY_MAX`) over this divisor, so
+/// that history moves a quiet among the others instead of lifting it above every quiet the
+/// net prefers: one deep cutoff (bonus 1500 in each table) is worth about 140 cp, a move that
+/// keeps cutting everywhere a few hundred.
+pub const ORDER_HISTORY_MIX_DIVISOR: i32 = 32;
 /// History scores are kept within ± this (gravity update), so they stay inside their band.
 pub const HISTORY_MAX: i32 = 16_384;
 /// With a policy, every quiet that is not a killer is ranked by its log-probability, above
