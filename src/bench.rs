@@ -269,6 +269,7 @@ pub fn run(
         policy: config.policy.clone(),
         syzygy: None,
         corrections: Default::default(),
+        histories: Default::default(),
     };
     let search_config = SearchConfig {
         threads: config.threads,
@@ -290,6 +291,7 @@ pub fn run(
         shared.tt.clear();
         shared.corrections.clear();
         shared.eval.clear();
+        shared.histories.clear();
         let fen = position.fen();
         let root = RootState {
             position,

@@ -11,6 +11,7 @@ use crate::chess::syzygy::Tablebases;
 use crate::chess::{CastlingMode, ChessError, KeyHistory, Position};
 use crate::eval::{CachedEvaluator, EvalSpec, Evaluator, MovePolicy, NetEvaluatorConfig};
 use crate::search::correction::CorrectionHistory;
+use crate::search::history_store::HistoryStore;
 use crate::search::TranspositionTable;
 use crate::search::{
     self, Limits, RootState, SearchConfig, SearchEvent, SearchHandle, SearchShared, Syzygy,
@@ -29,6 +30,8 @@ pub struct Engine {
     tt: Arc<TranspositionTable>,
     /// The search's static-eval corrections, kept from move to move and cleared with the TT.
     corrections: Arc<CorrectionHistory>,
+    /// The search threads' move histories, kept from move to move; cleared with the TT.
+    histories: Arc<HistoryStore>,
     /// The evaluator behind the evaluation cache.
     eval: Arc<CachedEvaluator>,
     options: Options,
@@ -112,6 +115,7 @@ impl Engine {
             },
             tt: Arc::new(TranspositionTable::new(options.hash_mib)),
             corrections: Arc::default(),
+            histories: Arc::default(),
             eval: Arc::new(CachedEvaluator::new(eval, EVAL_CACHE_ENTRIES)),
             options,
             search: None,
@@ -243,6 +247,7 @@ impl Engine {
         self.stop_and_wait();
         self.tt.clear();
         self.corrections.clear();
+        self.histories.clear();
         self.eval.clear();
         self.root = RootState {
             position: Position::startpos_in(self.castling_mode()),
@@ -292,6 +297,7 @@ impl Engine {
             OptionChange::ClearHash => {
                 self.tt.clear();
                 self.corrections.clear();
+                self.histories.clear();
                 self.eval.clear();
                 Ok(None)
             }
@@ -389,6 +395,7 @@ impl Engine {
         self.eval = Arc::new(CachedEvaluator::new(eval, EVAL_CACHE_ENTRIES));
         self.tt.clear();
         self.corrections.clear();
+        self.histories.clear();
         Ok(())
     }
 
@@ -485,6 +492,7 @@ impl Engine {
         SearchShared {
             tt: self.tt.clone(),
             corrections: self.corrections.clone(),
+            histories: self.histories.clone(),
             eval: self.eval.clone(),
             policy: self.policy.clone(),
             syzygy: self.tablebases.as_ref().map(|tables| Syzygy {

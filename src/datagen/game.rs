@@ -89,6 +89,7 @@ impl Player {
                 policy: None,
                 syzygy: None,
                 corrections: Default::default(),
+                histories: Default::default(),
             },
         }
     }
@@ -97,6 +98,7 @@ impl Player {
         self.shared.tt.clear();
         self.shared.corrections.clear();
         self.shared.eval.clear();
+        self.shared.histories.clear();
     }
 
     /// The search's best move of `pos` and its score for the side to move, in the search's

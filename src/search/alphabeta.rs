@@ -654,7 +654,7 @@ mod tests {
     fn a_window_beyond_the_nearest_mate_returns_without_a_node() {
         let shared = material();
         let control = Control::new(Clock::new(TimeBudget::default(), false), None);
-        let mut td = ThreadData::new(&shared, &control, true, KeyHistory::new());
+        let mut td = ThreadData::new(&shared, &control, 0, KeyHistory::new());
         let fen = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3";
         let pos = Position::from_fen(fen).expect("valid test FEN");
         // At ply 3 the best possible is mating at ply 4: a window above that is decided.
@@ -681,7 +681,7 @@ mod tests {
                 .tt
                 .store(pos.key(), pack_move(&m), -1000, 0, TtBound::Lower, 1);
         }
-        let mut td = ThreadData::new(&shared, &control, true, KeyHistory::new());
+        let mut td = ThreadData::new(&shared, &control, 0, KeyHistory::new());
         let static_eval = -1000;
         let score = search(&mut td, &pos, 1, beta - 1, beta, 1, static_eval);
         (score, td.nodes)
@@ -709,7 +709,7 @@ mod tests {
         let shared = material();
         let control = Control::new(Clock::new(TimeBudget::default(), false), None);
         let pos = Position::from_fen(fen).expect("valid test FEN");
-        let mut td = ThreadData::new(&shared, &control, true, KeyHistory::new());
+        let mut td = ThreadData::new(&shared, &control, 0, KeyHistory::new());
         assert!(
             td.stage_moves,
             "material scores one child as cheaply as a batch"
@@ -786,7 +786,7 @@ mod tests {
     fn improving_compares_with_the_same_side_two_plies_up() {
         let shared = material();
         let control = Control::new(Clock::new(TimeBudget::default(), false), None);
-        let mut td = ThreadData::new(&shared, &control, true, KeyHistory::new());
+        let mut td = ThreadData::new(&shared, &control, 0, KeyHistory::new());
         assert!(!td.improving(1, 500), "no node two plies up");
         assert!(!td.improving(3, 500), "no eval recorded there");
         td.static_evals[1] = Some(10);
@@ -800,7 +800,7 @@ mod tests {
     fn quiet_stat_sums_butterfly_and_both_continuations() {
         let shared = material();
         let control = Control::new(Clock::new(TimeBudget::default(), false), None);
-        let mut td = ThreadData::new(&shared, &control, true, KeyHistory::new());
+        let mut td = ThreadData::new(&shared, &control, 0, KeyHistory::new());
         let pos = Position::from_fen("4k3/8/8/8/8/8/8/R3K3 w - - 0 1").expect("valid test FEN");
         let m = pos.parse_uci_move("a1a7").expect("legal");
         let reply = piece_to(Color::White, &m);
@@ -833,7 +833,7 @@ mod tests {
                 }
             }
             let control = Control::new(Clock::new(TimeBudget::default(), false), None);
-            let mut td = ThreadData::new(&shared, &control, true, KeyHistory::new());
+            let mut td = ThreadData::new(&shared, &control, 0, KeyHistory::new());
             td.static_evals[1] = Some(-500);
             let score = search(&mut td, &pos, 1, 29, 30, 3, 0);
             (score, td.nodes)

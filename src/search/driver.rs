@@ -186,7 +186,7 @@ pub fn run(
     // (a batching evaluator waiting for "every searcher" must not wait for one that is
     // itself waiting for the helpers).
     let main_registration = shared.eval.register_searcher();
-    let mut main = ThreadData::new(shared, control, true, history.clone());
+    let mut main = ThreadData::new(shared, control, 0, history.clone());
     // The root itself is a node; its children are counted as they are created.
     main.count_nodes(1);
     let mut moves = match root_moves(&mut main, &pos, &searchmoves) {
@@ -215,7 +215,7 @@ pub fn run(
             let history = history.clone();
             scope.spawn(move || {
                 let _registration = shared.eval.register_searcher();
-                let mut td = ThreadData::new(shared, control, false, history);
+                let mut td = ThreadData::new(shared, control, id, history);
                 helper_loop(&mut td, helper_moves, max_depth, id, in_check);
                 td.publish();
             });

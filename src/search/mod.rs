@@ -8,6 +8,7 @@ pub mod correction;
 pub mod driver;
 pub mod greedy_play;
 pub mod history;
+pub mod history_store;
 pub mod limits;
 pub mod multipv;
 pub mod no_search;
@@ -54,6 +55,8 @@ pub struct SearchShared {
     pub syzygy: Option<Syzygy>,
     /// Static-eval corrections learned from the searches of this game; cleared with the TT.
     pub corrections: Arc<correction::CorrectionHistory>,
+    /// Each thread's move-history tables, kept from one search to the next of a game.
+    pub histories: Arc<history_store::HistoryStore>,
 }
 
 /// Tablebases and how far into the search they are probed.

@@ -38,6 +38,9 @@ pub const ORDER_HISTORY: i32 = 100_000;
 pub const ORDER_HISTORY_MIX_DIVISOR: i32 = 32;
 /// History scores are kept within ± this (gravity update), so they stay inside their band.
 pub const HISTORY_MAX: i32 = 16_384;
+/// The history tables kept from one search to the next of a game are divided by this as the
+/// next search takes them, so that the last move's lessons count for less than this one's.
+pub const HISTORY_AGE_DIVISOR: i32 = 2;
 /// With a policy, every quiet that is not a killer is ranked by its log-probability, above
 /// the history band: `ORDER_POLICY + clamp(1000 · log p, -ORDER_POLICY_SPAN, 0)`.
 pub const ORDER_POLICY: i32 = ORDER_HISTORY + HISTORY_MAX + 1 + ORDER_POLICY_SPAN;

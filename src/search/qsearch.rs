@@ -160,7 +160,7 @@ mod tests {
     #[test]
     fn quiescence_stores_its_result_and_best_capture() {
         let (shared, control) = (material(), control());
-        let mut td = ThreadData::new(&shared, &control, true, KeyHistory::new());
+        let mut td = ThreadData::new(&shared, &control, 0, KeyHistory::new());
         let pos = Position::from_fen(HANGING).expect("valid test FEN");
         let score = qsearch(&mut td, &pos, -INFINITY, INFINITY, 0, 0, -800);
         assert!(score > 0, "taking the queen wins: {score}");
@@ -175,7 +175,7 @@ mod tests {
     #[test]
     fn a_non_pv_node_takes_a_usable_entry_and_a_pv_node_does_not() {
         let (shared, control) = (material(), control());
-        let mut td = ThreadData::new(&shared, &control, true, KeyHistory::new());
+        let mut td = ThreadData::new(&shared, &control, 0, KeyHistory::new());
         let pos = Position::from_fen(HANGING).expect("valid test FEN");
         // A (false) lower bound of 5000 cp: a null window below it must cut at once.
         shared.tt.store(pos.key(), 0, 5000, 3, TtBound::Lower, 0);
@@ -188,7 +188,7 @@ mod tests {
     #[test]
     fn a_fifty_move_position_is_a_draw_in_quiescence() {
         let (shared, control) = (material(), control());
-        let mut td = ThreadData::new(&shared, &control, true, KeyHistory::new());
+        let mut td = ThreadData::new(&shared, &control, 0, KeyHistory::new());
         let pos = Position::from_fen("4k3/8/8/3q4/4P3/8/8/4K3 w - - 100 80").expect("valid");
         shared.tt.store(pos.key(), 0, 700, 5, TtBound::Exact, 0);
         assert_eq!(

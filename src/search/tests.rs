@@ -15,6 +15,7 @@ fn shared_with(eval: Arc<dyn Evaluator>) -> SearchShared {
         policy: None,
         syzygy: None,
         corrections: Default::default(),
+        histories: Default::default(),
     }
 }
 
@@ -587,7 +588,7 @@ fn a_fifty_move_draw_is_not_hidden_by_a_tt_entry() {
     let pos = Position::from_fen("8/8/8/8/8/2k5/8/R3K3 w - - 100 80").unwrap();
     // The same board met earlier (a TT key has no halfmove clock) was stored as winning.
     shared.tt.store(pos.key(), 0, 900, 20, TtBound::Exact, 1);
-    let mut td = super::thread::ThreadData::new(&shared, &control, true, KeyHistory::new());
+    let mut td = super::thread::ThreadData::new(&shared, &control, 0, KeyHistory::new());
     let score = alphabeta::search(&mut td, &pos, 4, -1, 0, 1, 500);
     assert_eq!(score, super::score::DRAW, "a null-window probe read the TT");
 }
@@ -833,4 +834,29 @@ fn corrections_learned_in_one_search_serve_the_next_until_cleared() {
     assert!(shared.corrections.learned() >= learned);
     shared.corrections.clear();
     assert_eq!(shared.corrections.learned(), 0);
+}
+
+#[test]
+fn each_thread_keeps_its_history_for_the_next_search_of_the_game() {
+    let shared = material();
+    let fen = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3";
+    search_blocking(root(fen), depth(5), config(1), shared.clone());
+    let learned = || {
+        let tables = shared.histories.take(0);
+        let quiet = tables.quiet.iter().flatten().flatten().any(|&h| h != 0);
+        let cont = tables.cont.iter().flatten().any(|&h| h != 0);
+        shared.histories.put(0, tables);
+        quiet && cont
+    };
+    assert!(learned(), "the main thread's tables were handed back");
+    shared.histories.clear();
+    assert!(!learned(), "a new game starts from zero");
+    // A helper may finish before it searches anything (the main thread can end first), so
+    // only its slot is certain.
+    search_blocking(root(fen), depth(5), config(3), shared.clone());
+    assert_eq!(
+        shared.histories.kept(),
+        3,
+        "every thread handed its tables back"
+    );
 }

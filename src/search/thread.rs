@@ -2,7 +2,8 @@
 //! sibling-batched child evaluation that every interior node starts with.
 
 use super::control::Control;
-use super::history::{quiet_score, side, ContRow, PIECE_TO};
+use super::history::{quiet_score, side};
+use super::history_store::{Butterfly, Continuation, HistoryTables};
 use super::params::{CHECK_INTERVAL, EVAL_LIMIT, MAX_PLY};
 use super::SearchShared;
 use crate::chess::{KeyHistory, Move, Position};
@@ -34,6 +35,8 @@ pub struct PlyBuf {
 pub struct ThreadData<'a> {
     pub shared: &'a SearchShared,
     pub control: &'a Control,
+    /// 0 for the main thread, then each helper's number: whose history tables to keep.
+    id: usize,
     /// Only the main thread enforces time and node limits.
     pub is_main: bool,
     pub nodes: u64,
@@ -54,11 +57,11 @@ pub struct ThreadData<'a> {
     pub killers: Vec<[Option<Move>; 2]>,
     /// `null_moved[ply]`: the node at `ply` was reached by a null move (no second in a row).
     pub null_moved: Vec<bool>,
-    /// Butterfly history indexed by [side to move][from][to].
-    pub quiet_history: Box<[[[i32; 64]; 64]; 2]>,
+    /// Butterfly history indexed by [side to move][from][to]; kept between searches.
+    pub quiet_history: Butterfly,
     /// Continuation history: `cont_history[earlier][reply]`, both (piece, destination)
-    /// indices ([`super::history::piece_to`]).
-    pub cont_history: Box<[ContRow]>,
+    /// indices ([`super::history::piece_to`]); kept between searches.
+    pub cont_history: Continuation,
     /// `static_evals[ply]`: the static eval of the `search` node at `ply`, `None` in check
     /// (or where no `search` node has been): two plies apart, they say whether the side to
     /// move is improving.
@@ -113,17 +116,35 @@ fn check_step(control: &Control, is_main: bool, total: u64) -> u64 {
     }
 }
 
+/// Hands the history tables back for this thread's next search (an aborted search's too:
+/// what it learned before the stop is as good as any).
+impl Drop for ThreadData<'_> {
+    fn drop(&mut self) {
+        let empty = HistoryTables::empty();
+        let tables = HistoryTables {
+            quiet: std::mem::replace(&mut self.quiet_history, empty.quiet),
+            cont: std::mem::replace(&mut self.cont_history, empty.cont),
+        };
+        self.shared.histories.put(self.id, tables);
+    }
+}
+
 impl<'a> ThreadData<'a> {
+    /// Thread `id`'s data (0 is the main thread), with its history tables from its last
+    /// search of this game.
     pub fn new(
         shared: &'a SearchShared,
         control: &'a Control,
-        is_main: bool,
+        id: usize,
         history: KeyHistory,
     ) -> Self {
+        let is_main = id == 0;
         let next_check = check_step(control, is_main, 0);
+        let tables = shared.histories.take(id);
         Self {
             shared,
             control,
+            id,
             is_main,
             nodes: 0,
             published: 0,
@@ -138,8 +159,8 @@ impl<'a> ThreadData<'a> {
                 .collect(),
             killers: vec![[None; 2]; MAX_PLY + 1],
             null_moved: vec![false; MAX_PLY + 1],
-            quiet_history: Box::new([[[0; 64]; 64]; 2]),
-            cont_history: vec![[0; PIECE_TO]; PIECE_TO].into_boxed_slice(),
+            quiet_history: tables.quiet,
+            cont_history: tables.cont,
             moved: vec![None; MAX_PLY + 1],
             static_evals: vec![None; MAX_PLY + 1],
             eval_scratch: CacheScratch::default(),

@@ -19,7 +19,7 @@ fn root_search(fen: &str, depth: i32, window: (i32, i32)) -> RootResult {
     let control = Control::new(Clock::new(TimeBudget::default(), false), None);
     let mut history = KeyHistory::new();
     history.push(pos.key());
-    let mut td = ThreadData::new(&shared, &control, true, history);
+    let mut td = ThreadData::new(&shared, &control, 0, history);
     let mut moves = root_moves(&mut td, &pos, &[]).expect("material never fails");
     search_root(&mut td, &mut moves, depth, pos.is_check(), window)
 }
