@@ -288,10 +288,7 @@ pub fn run(
     };
     let batches_before = shared.eval.batch_stats();
     for (i, position) in positions.into_iter().enumerate() {
-        shared.tt.clear();
-        shared.corrections.clear();
-        shared.eval.clear();
-        shared.histories.clear();
+        shared.clear_game();
         let fen = position.fen();
         let root = RootState {
             position,

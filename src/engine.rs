@@ -245,9 +245,7 @@ impl Engine {
     /// Blocks to stop a running search and to clear the TT and the evaluation cache.
     pub fn new_game(&mut self) {
         self.stop_and_wait();
-        self.tt.clear();
-        self.corrections.clear();
-        self.histories.clear();
+        self.clear_learned();
         self.eval.clear();
         self.root = RootState {
             position: Position::startpos_in(self.castling_mode()),
@@ -295,9 +293,7 @@ impl Engine {
                 Ok(None)
             }
             OptionChange::ClearHash => {
-                self.tt.clear();
-                self.corrections.clear();
-                self.histories.clear();
+                self.clear_learned();
                 self.eval.clear();
                 Ok(None)
             }
@@ -393,10 +389,16 @@ impl Engine {
         // A new cache: scores from the previous evaluator must not leak into the new one's
         // searches.
         self.eval = Arc::new(CachedEvaluator::new(eval, EVAL_CACHE_ENTRIES));
+        self.clear_learned();
+        Ok(())
+    }
+
+    /// Forgets what this game's searches learned: the TT, the static-eval corrections and
+    /// the move histories (the evaluation cache is the caller's to clear or replace).
+    fn clear_learned(&self) {
         self.tt.clear();
         self.corrections.clear();
         self.histories.clear();
-        Ok(())
     }
 
     /// Non-blocking. The evaluator in use, as [`crate::eval::EvalInfo::describe`] writes it.

@@ -95,10 +95,7 @@ impl Player {
     }
 
     fn clear(&self) {
-        self.shared.tt.clear();
-        self.shared.corrections.clear();
-        self.shared.eval.clear();
-        self.shared.histories.clear();
+        self.shared.clear_game();
     }
 
     /// The search's best move of `pos` and its score for the side to move, in the search's

@@ -59,6 +59,17 @@ pub struct SearchShared {
     pub histories: Arc<history_store::HistoryStore>,
 }
 
+impl SearchShared {
+    /// Forgets everything this game's searches learned (the TT, the static-eval corrections,
+    /// the move histories) and the evaluation cache: the next search starts as a new game's.
+    pub fn clear_game(&self) {
+        self.tt.clear();
+        self.corrections.clear();
+        self.histories.clear();
+        self.eval.clear();
+    }
+}
+
 /// Tablebases and how far into the search they are probed.
 #[derive(Clone)]
 pub struct Syzygy {

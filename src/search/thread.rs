@@ -37,8 +37,6 @@ pub struct ThreadData<'a> {
     pub control: &'a Control,
     /// 0 for the main thread, then each helper's number: whose history tables to keep.
     id: usize,
-    /// Only the main thread enforces time and node limits.
-    pub is_main: bool,
     pub nodes: u64,
     published: u64,
     /// Nodes the search entered (a `search` call, or a `qsearch` call for a child), beyond
@@ -130,6 +128,11 @@ impl Drop for ThreadData<'_> {
 }
 
 impl<'a> ThreadData<'a> {
+    /// Only the main thread (id 0) enforces time and node limits.
+    pub fn is_main(&self) -> bool {
+        self.id == 0
+    }
+
     /// Thread `id`'s data (0 is the main thread), with its history tables from its last
     /// search of this game.
     pub fn new(
@@ -138,14 +141,12 @@ impl<'a> ThreadData<'a> {
         id: usize,
         history: KeyHistory,
     ) -> Self {
-        let is_main = id == 0;
-        let next_check = check_step(control, is_main, 0);
+        let next_check = check_step(control, id == 0, 0);
         let tables = shared.histories.take(id);
         Self {
             shared,
             control,
             id,
-            is_main,
             nodes: 0,
             published: 0,
             entered: 0,
@@ -178,7 +179,7 @@ impl<'a> ThreadData<'a> {
             self.publish();
             self.check_limits();
             self.next_check =
-                self.nodes + check_step(self.control, self.is_main, self.total_nodes());
+                self.nodes + check_step(self.control, self.is_main(), self.total_nodes());
         }
     }
 
@@ -210,7 +211,7 @@ impl<'a> ThreadData<'a> {
     fn poll_limits(&mut self) {
         if self.control.should_abort() {
             self.aborted = true;
-        } else if self.is_main && self.control.clock.hard_passed() {
+        } else if self.is_main() && self.control.clock.hard_passed() {
             self.aborted = true;
             self.control.finish_threads();
         }
@@ -221,7 +222,7 @@ impl<'a> ThreadData<'a> {
             self.aborted = true;
             return;
         }
-        if !self.is_main {
+        if !self.is_main() {
             return;
         }
         let out_of_nodes = self
