@@ -4,6 +4,7 @@
 //! | `arch`        | family                         | shape metadata | input (`encoding`)     |
 //! |---------------|--------------------------------|----------------|------------------------|
 //! | `mlp`         | Deep Pink's MLP ([`Mlp`])      | `widths`       | `stm-mirror-768-v1`    |
+//! | `mlp-perspective` | the two-perspective net    | `widths`       | `stm-mirror-768-v1`, or `stm-mirror-768-hm-v1` king-file mirrored |
 //! | `mlp-antisym` | the zero-sum MLP               | `widths`       | `stm-mirror-768-v1`    |
 //! | `cnn`         | the win/loss CNN ([`Cnn`])     | `layers`       | its planes ([`Planes`])|
 //! | `convchess-policy` | ConvChess's seven policy nets ([`Policy`]) | `layers` | its planes |
@@ -65,6 +66,7 @@ impl ModelArch {
     /// The `encoding` metadata value: the input the net reads.
     pub fn encoding(&self) -> &'static str {
         match self {
+            ModelArch::Mlp(a) if a.king_mirror => super::mirror::KING_MIRROR_ENCODING,
             ModelArch::Mlp(_) => ENCODING_NAME,
             ModelArch::Cnn(c) => c.input.encoding_name(),
             ModelArch::Policy(p) => p.input.encoding_name(),

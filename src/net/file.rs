@@ -290,6 +290,14 @@ fn parse_meta(md: &HashMap<String, String>, origin: &str) -> Result<NetMeta, Net
             "missing; it names the board encoding".to_string(),
         )
     })?;
+    // A perspective net's encoding says whether it is king-file mirrored (its tensors are
+    // the same shapes either way); any other net with that encoding fails the check below.
+    let mut arch = arch;
+    if let ModelArch::Mlp(a) = &mut arch {
+        if encoding == super::mirror::KING_MIRROR_ENCODING && a.form == Form::Perspective {
+            a.king_mirror = true;
+        }
+    }
     if encoding != arch.encoding() {
         return Err(NetError::EncodingMismatch {
             origin: origin.to_string(),
@@ -499,6 +507,24 @@ mod tests {
         assert!(matches!(err, NetError::NotSafetensors { .. }), "{err}");
         let err = err_of(&[]);
         assert!(matches!(err, NetError::NotSafetensors { .. }), "{err}");
+    }
+
+    #[test]
+    fn a_mirrored_net_is_read_back_mirrored_and_the_encoding_fits_no_other_form() {
+        let hm = arbitrary("persp-256-hm", 3);
+        assert!(hm.meta.arch.mlp().is_some_and(|a| a.king_mirror));
+        assert_eq!(hm.meta.encoding, crate::net::KING_MIRROR_ENCODING);
+        let plain = arbitrary("persp-256", 3);
+        assert!(plain.meta.arch.mlp().is_some_and(|a| !a.king_mirror));
+        assert_eq!(plain.meta.encoding, ENCODING_NAME);
+        // The same tensors: only the encoding tells the two apart.
+        assert_eq!(hm.tensors, plain.tensors);
+        let t = raw_tensors(&small_net(2));
+        let e = err_of(&craft(
+            &with_pair("encoding", crate::net::KING_MIRROR_ENCODING),
+            &t,
+        ));
+        assert!(matches!(e, NetError::EncodingMismatch { .. }), "{e}");
     }
 
     #[test]

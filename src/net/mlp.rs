@@ -6,6 +6,7 @@
 //! `-f(x) * cp_per_unit`, where `cp_per_unit` is stored in the net file (default 100.0).
 
 use super::buckets::MAX_PIECES;
+use super::mirror::{flip_file, ViewMaps};
 use super::{Arch, Form};
 use crate::chess::{swap_sides_feature, ENCODING_WIDTH};
 use tch::{nn, Kind, TchError, Tensor};
@@ -17,8 +18,8 @@ use tch::{nn, Kind, TchError, Tensor};
 pub struct Mlp {
     pub layers: Vec<nn::Linear>,
     pub antisym: Option<Antisym>,
-    /// [`Form::Perspective`]: `swap[k]` is feature k seen with the other side to move.
-    pub perspective: Option<Tensor>,
+    /// [`Form::Perspective`]: what each view reads.
+    pub perspective: Option<PerspViews>,
     /// Output buckets ([`Arch::output_buckets`]): 1 but in a bucketed perspective net.
     pub buckets: i64,
 }
@@ -31,6 +32,60 @@ fn swap_tensor(device: tch::Device) -> Tensor {
     Tensor::from_slice(&swap).to_device(device)
 }
 
+/// What the two views of a perspective net read, as int64 tensors on the model's device.
+#[derive(Debug)]
+pub struct PerspViews {
+    /// `swap[k]` is feature k seen with the other side to move: the other view's features.
+    pub swap: Tensor,
+    /// A king-file mirrored net (`net::mirror`): the columns each view reads by (block,
+    /// feature) row, `ViewMaps`' `own` and `other` [4 · 768], and the file flip [768].
+    pub mirror: Option<MirrorTensors>,
+}
+
+#[derive(Debug)]
+pub struct MirrorTensors {
+    pub own: Tensor,
+    pub other: Tensor,
+    pub flip: Tensor,
+}
+
+impl PerspViews {
+    fn new(king_mirror: bool, device: tch::Device) -> Self {
+        let mirror = king_mirror.then(|| {
+            let maps = ViewMaps::new(true);
+            let t = |v: &[u16]| {
+                let v: Vec<i64> = v.iter().map(|&x| i64::from(x)).collect();
+                Tensor::from_slice(&v).to_device(device)
+            };
+            let flip: Vec<i64> = (0..ENCODING_WIDTH).map(|f| flip_file(f) as i64).collect();
+            MirrorTensors {
+                own: t(&maps.own),
+                other: t(&maps.other),
+                flip: Tensor::from_slice(&flip).to_device(device),
+            }
+        });
+        PerspViews {
+            swap: swap_tensor(device),
+            mirror,
+        }
+    }
+}
+
+/// Whether each board's side to move has its king on files e–h, from dense boards [N, 768]
+/// (bool [N, 1]): the king plane's columns of files e–h summed.
+fn king_right_dense(x: &Tensor) -> Result<Tensor, TchError> {
+    x.f_narrow(1, 5 * 64, 64)?
+        .f_view([-1, 8, 8])?
+        .f_narrow(2, 4, 4)?
+        .f_sum_dim_intlist([1i64, 2].as_slice(), false, Kind::Float)?
+        .f_gt(0.5)?
+        .f_unsqueeze(1)
+}
+
+/// `x` [N, 768] with every row whose `flag` is set read king-file flipped.
+fn flip_where(x: &Tensor, flag: &Tensor, flip: &Tensor) -> Result<Tensor, TchError> {
+    x.f_index_select(1, flip)?.f_where_self(flag, x)
+}
 /// [`super::output_bucket`] of every board of a batch, from its piece count (int64 [N]):
 /// the same integer arithmetic in tensor ops, so that libtorch and the native code pick the
 /// same output row. Counts below 2 fall in bucket 0, as `saturating_sub` makes them there.
@@ -93,7 +148,8 @@ impl Mlp {
             .map(|(i, (inp, out))| nn::linear(vs / format!("l{i}"), inp as i64, out as i64, config))
             .collect();
         let antisym = (arch.form == Form::Antisym).then(|| Antisym::new(vs, init));
-        let perspective = (arch.form == Form::Perspective).then(|| swap_tensor(vs.device()));
+        let perspective = (arch.form == Form::Perspective)
+            .then(|| PerspViews::new(arch.king_mirror, vs.device()));
         Mlp {
             layers,
             antisym,
@@ -113,14 +169,25 @@ impl Mlp {
         Self::build(vs, arch, config, false)
     }
 
+    /// Whether this is a king-file mirrored perspective net (`net::mirror`).
+    pub fn king_mirror(&self) -> bool {
+        self.perspective
+            .as_ref()
+            .is_some_and(|p| p.mirror.is_some())
+    }
+
     /// [N, 768] f32 -> [N] f32 raw scores (see the sign convention above).
     pub fn f_forward(&self, x: &Tensor) -> Result<Tensor, TchError> {
-        if let Some(swap) = &self.perspective {
+        if let Some(views) = &self.perspective {
             let first = &self.layers[0];
-            let own = x.f_linear(&first.ws, first.bs.as_ref())?;
-            let other = x
-                .f_index_select(1, swap)?
-                .f_linear(&first.ws, first.bs.as_ref())?;
+            let mut own_in = x.shallow_clone();
+            let mut other_in = x.f_index_select(1, &views.swap)?;
+            if let Some(m) = &views.mirror {
+                own_in = flip_where(&own_in, &king_right_dense(&own_in)?, &m.flip)?;
+                other_in = flip_where(&other_in, &king_right_dense(&other_in)?, &m.flip)?;
+            }
+            let own = own_in.f_linear(&first.ws, first.bs.as_ref())?;
+            let other = other_in.f_linear(&first.ws, first.bs.as_ref())?;
             // A board's pieces are its set inputs (one-hot, so the float sum is exact).
             let pieces = match self.buckets {
                 1 => None,

@@ -14,6 +14,7 @@ pub mod family;
 pub mod file;
 #[cfg(feature = "torch")]
 pub mod init;
+pub mod mirror;
 #[cfg(feature = "torch")]
 pub mod mlp;
 #[cfg(feature = "torch")]
@@ -40,6 +41,7 @@ pub use file::{content_id, load, load_bytes, NetFile, NetMeta};
 pub use file::{save, to_bytes};
 #[cfg(feature = "torch")]
 pub use init::init_net;
+pub use mirror::{ViewMaps, KING_MIRROR_ENCODING};
 #[cfg(feature = "torch")]
 pub use mlp::Mlp;
 #[cfg(feature = "torch")]

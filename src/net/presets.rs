@@ -52,11 +52,15 @@ impl Form {
 pub struct Arch {
     pub widths: Vec<i64>,
     pub form: Form,
+    /// Perspective form only: each view reads its features king-file mirrored
+    /// (`net::mirror`); a file says so by its `encoding`, not its `arch`.
+    pub king_mirror: bool,
 }
 
 /// (name, widths, form) of every preset; `deeppink` is the original Deep Pink shape, and the
 /// `-as` presets are the same shapes in the antisymmetric form, the `-ob8` ones the perspective
-/// shapes with 8 output buckets.
+/// shapes with 8 output buckets. A perspective preset whose name ends in `-hm` is king-file
+/// mirrored ([`Arch::king_mirror`], `net::mirror`).
 pub const PRESETS: &[(&str, &[i64], Form)] = &[
     ("deeppink", &[768, 2048, 2048, 2048, 1], Form::Plain),
     ("mid", &[768, 512, 512, 1], Form::Plain),
@@ -73,7 +77,13 @@ pub const PRESETS: &[(&str, &[i64], Form)] = &[
     ("persp-128-ob8", &[768, 128, 8], Form::Perspective),
     ("persp-256-ob8", &[768, 256, 8], Form::Perspective),
     ("persp-512-ob8", &[768, 512, 8], Form::Perspective),
+    ("persp-256-hm", &[768, 256, 1], Form::Perspective),
+    ("persp-512-hm", &[768, 512, 1], Form::Perspective),
+    ("persp-256-ob8-hm", &[768, 256, 8], Form::Perspective),
 ];
+
+/// The suffix of the king-file mirrored presets.
+const MIRROR_SUFFIX: &str = "-hm";
 
 impl Arch {
     /// Checks that the widths run from the encoding width to a single output.
@@ -82,7 +92,11 @@ impl Arch {
     }
 
     pub fn with_form(widths: Vec<i64>, form: Form) -> Result<Self, NetError> {
-        let arch = Arch { widths, form };
+        let arch = Arch {
+            widths,
+            form,
+            king_mirror: false,
+        };
         let bad = |reason: &str| NetError::BadArch {
             widths: arch.widths_string(),
             reason: reason.to_string(),
@@ -114,13 +128,28 @@ impl Arch {
         Ok(arch)
     }
 
+    /// The same shape king-file mirrored (`net::mirror`): a perspective net only.
+    pub fn mirrored(self) -> Result<Self, NetError> {
+        if self.form != Form::Perspective {
+            return Err(NetError::BadArch {
+                widths: self.widths_string(),
+                reason: "only a perspective net can be king-file mirrored".to_string(),
+            });
+        }
+        Ok(Arch {
+            king_mirror: true,
+            ..self
+        })
+    }
+
     pub fn preset(name: &str) -> Result<Self, NetError> {
         PRESETS
             .iter()
             .find(|(n, _, _)| n.eq_ignore_ascii_case(name))
-            .map(|(_, w, form)| Arch {
+            .map(|(n, w, form)| Arch {
                 widths: w.to_vec(),
                 form: *form,
+                king_mirror: n.ends_with(MIRROR_SUFFIX),
             })
             .ok_or_else(|| NetError::UnknownPreset {
                 name: name.to_string(),
@@ -156,11 +185,17 @@ impl Arch {
         }
     }
 
-    /// The shape in words: the widths, and the output buckets where there are several.
+    /// The shape in words: the widths, the output buckets where there are several, and the
+    /// king-file mirroring where there is one.
     pub fn describe(&self) -> String {
-        match self.output_buckets() {
+        let shape = match self.output_buckets() {
             1 => self.widths_string(),
             b => format!("{} (×{b} output buckets)", self.widths_string()),
+        };
+        if self.king_mirror {
+            format!("{shape}, king-file mirrored")
+        } else {
+            shape
         }
     }
 
@@ -224,13 +259,25 @@ mod tests {
     fn presets_are_valid_architectures() {
         for name in preset_names() {
             let arch = Arch::preset(name).expect("preset exists");
+            // A file names the mirroring by its encoding, beside the widths.
+            let mirror = |a: Arch| {
+                if arch.king_mirror {
+                    a.mirrored().ok()
+                } else {
+                    Some(a)
+                }
+            };
             assert_eq!(
-                Arch::with_form(arch.widths.clone(), arch.form).ok(),
+                Arch::with_form(arch.widths.clone(), arch.form)
+                    .ok()
+                    .and_then(mirror),
                 Some(arch.clone())
             );
             assert_eq!(
-                Arch::parse_widths(&arch.widths_string(), arch.form).ok(),
-                Some(arch)
+                Arch::parse_widths(&arch.widths_string(), arch.form)
+                    .ok()
+                    .and_then(mirror),
+                Some(arch.clone())
             );
         }
         assert_eq!(
@@ -303,6 +350,30 @@ mod tests {
             Some(&("psqt.weight".to_string(), vec![1, 768]))
         );
         assert_eq!(antisym.parameter_count(), arch.parameter_count() + 768);
+    }
+
+    #[test]
+    fn the_hm_presets_are_mirrored_perspective_nets_and_no_other_form_can_be() {
+        for name in preset_names() {
+            let arch = Arch::preset(name).expect("preset exists");
+            assert_eq!(arch.king_mirror, name.ends_with("-hm"), "{name}");
+            assert!(
+                !arch.king_mirror || arch.form == Form::Perspective,
+                "{name}"
+            );
+        }
+        let hm = Arch::preset("persp-256-hm").expect("preset exists");
+        assert_eq!(hm.describe(), "768,256,1, king-file mirrored");
+        let plain = Arch::preset("persp-256").expect("preset exists");
+        assert_eq!(plain.clone().mirrored().ok(), Some(hm.clone()));
+        assert_ne!(plain, hm);
+        assert_eq!(plain.tensor_shapes(), hm.tensor_shapes());
+        let msg = Arch::preset("small-as")
+            .expect("preset exists")
+            .mirrored()
+            .expect_err("not a perspective net")
+            .to_string();
+        assert!(msg.contains("only a perspective net"), "{msg}");
     }
 
     #[test]

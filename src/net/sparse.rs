@@ -5,8 +5,8 @@
 
 use super::mlp::bag_sum;
 use super::Mlp;
-use crate::chess::CompactBoard;
-use tch::{Device, TchError, Tensor};
+use crate::chess::{CompactBoard, ENCODING_WIDTH};
+use tch::{Device, Kind, TchError, Tensor};
 
 /// Boards as feature indices: `indices` lists every board's set features back to back and
 /// `offsets[i]` is where board `i`'s start (the `embedding_bag` layout).
@@ -68,11 +68,40 @@ fn pieces(indices: &Tensor, offsets: &Tensor) -> Result<Tensor, TchError> {
     ends.f_sub(offsets)
 }
 
+/// The (block, feature) row of every index of a sparse batch (`net::mirror`): each index
+/// plus 768 × its board's block, the block read off the board's two king features.
+fn mirror_rows(indices: &Tensor, offsets: &Tensor) -> Result<Tensor, TchError> {
+    let device = indices.device();
+    let counts = pieces(indices, offsets)?;
+    let n = offsets.size1()?;
+    let board = Tensor::f_arange(n, (Kind::Int64, device))?.f_repeat_interleave_self_tensor(
+        &counts,
+        0,
+        indices.size1()?,
+    )?;
+    let right = indices.f_remainder(8)?.f_ge(4)?;
+    let own_king = indices
+        .f_ge(5 * 64)?
+        .f_logical_and(&indices.f_lt(6 * 64)?)?
+        .f_logical_and(&right)?;
+    let other_king = indices.f_ge(11 * 64)?.f_logical_and(&right)?;
+    let code = own_king
+        .f_to_kind(Kind::Int64)?
+        .f_mul_scalar(2)?
+        .f_add(&other_king.f_to_kind(Kind::Int64)?)?;
+    let block = Tensor::f_zeros([n], (Kind::Int64, device))?.f_index_add(0, &board, &code)?;
+    indices.f_add(
+        &block
+            .f_index_select(0, &board)?
+            .f_mul_scalar(ENCODING_WIDTH as i64)?,
+    )
+}
+
 impl Mlp {
     /// Raw scores [N] (same sign convention as [`Mlp::f_forward`]) from `indices`/`offsets`
     /// int64 tensors on the model's device, laid out as in [`SparseBoards`].
     pub fn f_forward_sparse(&self, indices: &Tensor, offsets: &Tensor) -> Result<Tensor, TchError> {
-        if let Some(swap) = &self.perspective {
+        if let Some(views) = &self.perspective {
             let first = &self.layers[0];
             let table = first.ws.f_transpose(0, 1)?;
             let view = |idx: &Tensor| -> Result<Tensor, TchError> {
@@ -82,8 +111,19 @@ impl Mlp {
                     None => Ok(sum),
                 }
             };
-            let own = view(indices)?;
-            let other = view(&swap.f_index_select(0, indices)?)?;
+            let (own, other) = match &views.mirror {
+                None => (
+                    view(indices)?,
+                    view(&views.swap.f_index_select(0, indices)?)?,
+                ),
+                Some(m) => {
+                    let rows = mirror_rows(indices, offsets)?;
+                    (
+                        view(&m.own.f_index_select(0, &rows)?)?,
+                        view(&m.other.f_index_select(0, &rows)?)?,
+                    )
+                }
+            };
             let pieces = match self.buckets {
                 1 => None,
                 _ => Some(pieces(indices, offsets)?),
@@ -197,7 +237,7 @@ mod tests {
         assert!(diff < 1e-6, "max |sparse - dense| = {diff}");
         // f = -(w · [screlu(own), screlu(other)] + c), by hand for the first board.
         let x = dense(&b[..1]);
-        let swap = mlp.perspective.as_ref().expect("perspective");
+        let swap = &mlp.perspective.as_ref().expect("perspective").swap;
         let (l0, l1) = (&mlp.layers[0], &mlp.layers[1]);
         let own = x.linear(&l0.ws, l0.bs.as_ref());
         let other = x.index_select(1, swap).linear(&l0.ws, l0.bs.as_ref());
@@ -266,7 +306,7 @@ mod tests {
         let diff = (&sparse - &full).abs().max().double_value(&[]);
         assert!(diff < 1e-6, "max |sparse - dense| = {diff}");
         // By hand: all eight outputs, then the row of the board's piece count.
-        let swap = mlp.perspective.as_ref().expect("perspective");
+        let swap = &mlp.perspective.as_ref().expect("perspective").swap;
         let (l0, l1) = (&mlp.layers[0], &mlp.layers[1]);
         let act = |t: Tensor| t.clamp(0.0, 1.0).square();
         let (mut used, mut distinct) = (std::collections::BTreeSet::new(), 0);
@@ -288,6 +328,92 @@ mod tests {
         }
         assert_eq!(used.len(), 8, "every bucket is read: {used:?}");
         assert!(distinct * 10 > b.len() * 9, "{distinct} of {}", b.len());
+    }
+
+    #[test]
+    fn a_mirrored_net_scores_a_board_and_its_flip_alike_sparse_or_dense() {
+        use crate::net::mirror::{flip_board, ViewMaps};
+        for preset in ["persp-256-hm", "persp-256-ob8-hm"] {
+            let vs = nn::VarStore::new(Device::Cpu);
+            let arch = Arch::preset(preset).expect("preset exists");
+            let mlp = seeded(9, || Mlp::new(&vs.root(), &arch));
+            assert!(mlp.king_mirror());
+            let b = boards_of_every_stage();
+            let flipped: Vec<CompactBoard> = b.iter().map(flip_board).collect();
+            let (sparse, full, sparse_flip, full_flip) = tch::no_grad(|| {
+                (
+                    mlp.forward_sparse(&SparseBoards::from_boards(&b)),
+                    mlp.forward(&dense(&b)),
+                    mlp.forward_sparse(&SparseBoards::from_boards(&flipped)),
+                    mlp.forward(&dense(&flipped)),
+                )
+            });
+            let max = |a: &Tensor, b: &Tensor| (a - b).abs().max().double_value(&[]);
+            assert!(max(&sparse, &full) < 1e-5, "{preset}: sparse vs dense");
+            assert!(max(&sparse, &sparse_flip) < 1e-5, "{preset}: flip, sparse");
+            assert!(max(&full, &full_flip) < 1e-5, "{preset}: flip, dense");
+            // By hand for each board: the columns `ViewMaps` names, summed.
+            let maps = ViewMaps::new(true);
+            let (l0, l1) = (&mlp.layers[0], &mlp.layers[1]);
+            let wt = l0.ws.transpose(0, 1);
+            let act = |t: Tensor| t.clamp(0.0, 1.0).square();
+            let mut unflipped = 0;
+            for (i, board) in b.iter().enumerate().take(40) {
+                let k = maps.block(board);
+                let sum = |cols: Vec<i64>| {
+                    wt.index_select(0, &Tensor::from_slice(&cols))
+                        .sum_dim_intlist([0i64].as_slice(), false, Kind::Float)
+                        + l0.bs.as_ref().expect("bias")
+                };
+                let own: Vec<i64> = board
+                    .active_features()
+                    .map(|f| maps.own(k, f) as i64)
+                    .collect();
+                let other: Vec<i64> = board
+                    .active_features()
+                    .map(|f| maps.other(k, f) as i64)
+                    .collect();
+                let all = tch::no_grad(|| {
+                    Tensor::cat(&[act(sum(own)), act(sum(other))], 0)
+                        .unsqueeze(0)
+                        .linear(&l1.ws, l1.bs.as_ref())
+                });
+                let bucket = crate::net::output_bucket(
+                    board.active_features().count(),
+                    mlp.buckets as usize,
+                );
+                let want = -all.double_value(&[0, bucket as i64]);
+                let got = full.double_value(&[i as i64]);
+                assert!(
+                    (got - want).abs() < 1e-5,
+                    "{preset} board {i}: {got} vs {want}"
+                );
+                unflipped += usize::from(k != 3);
+            }
+            assert!(unflipped > 0, "the boards reach a block other than 3");
+        }
+    }
+
+    #[test]
+    fn a_mirrored_net_differs_from_the_plain_net_of_its_weights() {
+        let plain_vs = nn::VarStore::new(Device::Cpu);
+        let plain = seeded(9, || {
+            Mlp::new(
+                &plain_vs.root(),
+                &Arch::preset("persp-256").expect("preset"),
+            )
+        });
+        let hm_vs = nn::VarStore::new(Device::Cpu);
+        let hm = seeded(9, || {
+            Mlp::new(
+                &hm_vs.root(),
+                &Arch::preset("persp-256-hm").expect("preset"),
+            )
+        });
+        let b = boards_of_every_stage();
+        let (p, h) = tch::no_grad(|| (plain.forward(&dense(&b)), hm.forward(&dense(&b))));
+        // The same weights (the same seed): only the mirroring tells them apart.
+        assert!((&p - &h).abs().max().double_value(&[]) > 1e-3);
     }
 
     #[test]

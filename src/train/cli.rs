@@ -66,7 +66,7 @@ pub struct TrainArgs {
     pub checkpoint_every: Option<u64>,
     /// Start from this net's weights (same preset and cp_per_unit) instead of fresh ones; a
     /// single-output perspective net also starts its `-ob8` preset (its output row copied
-    /// into every bucket).
+    /// into every bucket), and an unmirrored one its `-hm` preset (king-file mirrored).
     #[arg(long)]
     pub init: Option<PathBuf>,
 }

@@ -120,7 +120,8 @@ pub struct TrainConfig {
     /// A net file to start from instead of fresh weights (a warm start: a generation's net
     /// begins from the one whose games it learns from). Its shape must be the preset's and
     /// its scale `cp_per_unit`, except that a single-output perspective net may start a
-    /// preset of its width with output buckets (`train::warm`); `None` starts fresh.
+    /// preset of its width with output buckets, and an unmirrored one a king-file mirrored
+    /// preset (`train::warm`); `None` starts fresh.
     pub init: Option<PathBuf>,
 }
 

@@ -22,10 +22,14 @@
 //!
 //! The backward pass computes the views again rather than keeping them: two reads of a
 //! table that stays in cache cost less than writing and reading 100 MB.
+//!
+//! A king-file mirrored net (`net::mirror`) has a row of T for each (block, feature), 4 × 768
+//! in all, row (k, f) = [Wᵀ[own(k, f)] | Wᵀ[other(k, f)]]; the layout names those rows, and
+//! ∂W gathers each row's halves back to the columns they read. Nothing else changes.
 
 use super::persp_batch::PerspBoards;
-use crate::chess::{swap_sides_feature, ENCODING_WIDTH};
-use crate::net::Mlp;
+use crate::chess::ENCODING_WIDTH;
+use crate::net::{Mlp, ViewMaps};
 use tch::{Kind, Tensor};
 
 /// A tensor's values, as f32 on the host.
@@ -96,7 +100,9 @@ pub struct Weights {
     /// Width of one view (H).
     h: usize,
     buckets: usize,
-    /// [768, 2H]: row f is [Wᵀ[f] | Wᵀ[swap f]].
+    /// The columns each row's halves read.
+    maps: ViewMaps,
+    /// [768, 2H]: row f is [Wᵀ[f] | Wᵀ[swap f]] (mirrored: [4 × 768, 2H], see the notes).
     table: Vec<f32>,
     /// [b | b].
     bias: Vec<f32>,
@@ -107,6 +113,7 @@ pub struct Weights {
 
 /// The gradients of one step (or of one thread's share of it), in [`Weights`]' layout.
 pub struct Grads {
+    maps: ViewMaps,
     table: Vec<f32>,
     bias: Vec<f32>,
     out_w: Vec<f32>,
@@ -116,6 +123,7 @@ pub struct Grads {
 impl Grads {
     fn zeros(w: &Weights) -> Self {
         Grads {
+            maps: w.maps.clone(),
             table: vec![0.0; w.table.len()],
             bias: vec![0.0; w.bias.len()],
             out_w: vec![0.0; w.out_w.len()],
@@ -140,12 +148,16 @@ impl Grads {
     pub fn deposit(&self, mlp: &Mlp) {
         let (first, out) = (&mlp.layers[0], &mlp.layers[1]);
         let h = first.ws.size()[0] as usize;
+        // Each row's halves go back to the columns they read: in a plain net, column f
+        // gets row f's own half and row swap f's other half.
         let mut dw = vec![0f32; h * ENCODING_WIDTH];
-        for f in 0..ENCODING_WIDTH {
-            let own = &self.table[f * 2 * h..][..h];
-            let other = &self.table[swap_sides_feature(f) * 2 * h + h..][..h];
+        for (r, row) in self.table.chunks_exact(2 * h).enumerate() {
+            let (k, f) = (r / ENCODING_WIDTH, r % ENCODING_WIDTH);
+            let (o_col, t_col) = (self.maps.own(k, f), self.maps.other(k, f));
+            let (own, other) = row.split_at(h);
             for (j, (a, b)) in own.iter().zip(other).enumerate() {
-                dw[j * ENCODING_WIDTH + f] = a + b;
+                dw[j * ENCODING_WIDTH + o_col] += a;
+                dw[j * ENCODING_WIDTH + t_col] += b;
             }
         }
         let (b_own, b_other) = self.bias.split_at(h);
@@ -196,17 +208,19 @@ impl Weights {
             mlp.perspective.is_some() && mlp.layers.len() == 2,
             "the native step runs perspective nets only"
         );
+        let maps = ViewMaps::new(mlp.king_mirror());
         let (first, out) = (&mlp.layers[0], &mlp.layers[1]);
         let h = first.ws.size()[0] as usize;
         let w = host(&first.ws);
         let b = host(first.bs.as_ref().expect("the first layer has a bias"));
-        let mut table = vec![0f32; ENCODING_WIDTH * 2 * h];
-        for (f, row) in table.chunks_exact_mut(2 * h).enumerate() {
-            let s = swap_sides_feature(f);
+        let mut table = vec![0f32; maps.rows() * 2 * h];
+        for (r, row) in table.chunks_exact_mut(2 * h).enumerate() {
+            let (k, f) = (r / ENCODING_WIDTH, r % ENCODING_WIDTH);
+            let (o_col, t_col) = (maps.own(k, f), maps.other(k, f));
             let (own, other) = row.split_at_mut(h);
             for (j, (o, t)) in own.iter_mut().zip(other).enumerate() {
-                *o = w[j * ENCODING_WIDTH + f];
-                *t = w[j * ENCODING_WIDTH + s];
+                *o = w[j * ENCODING_WIDTH + o_col];
+                *t = w[j * ENCODING_WIDTH + t_col];
             }
         }
         let out_w = host(&out.ws);
@@ -214,11 +228,22 @@ impl Weights {
         Weights {
             h,
             buckets,
+            maps,
             table,
             bias: [&b[..], &b[..]].concat(),
             out_w,
             out_b: host(out.bs.as_ref().expect("the head has a bias")),
         }
+    }
+
+    /// A batch laid out for the other kind of net would read the wrong rows (or past the
+    /// table): a bug in the caller.
+    fn check_layout(&self, b: &PerspBoards) {
+        assert_eq!(
+            b.rows(),
+            self.maps.rows(),
+            "the batch's layout does not fit the net's mirroring"
+        );
     }
 
     fn row(&self, f: i64) -> &[f32] {
@@ -295,6 +320,7 @@ impl Weights {
     /// f of every board of `b`: the positions', then (with triplets) every q's and every
     /// r's, on `threads` threads.
     pub fn forward(&self, b: &PerspBoards, threads: usize) -> Vec<f32> {
+        self.check_layout(b);
         let n = b.n;
         let parts = split(n, threads, |range| {
             let mut s = Scratch::new(2 * self.h);
@@ -323,6 +349,7 @@ impl Weights {
     /// The gradients of every parameter from `df`, ∂L/∂f of every board in
     /// [`Weights::forward`]'s order, on `threads` threads.
     pub fn backward(&self, b: &PerspBoards, df: &[f32], threads: usize) -> Grads {
+        self.check_layout(b);
         let n = b.n;
         assert_eq!(df.len(), if b.triplets { 3 * n } else { n });
         let parts = split(n, threads, |range| {

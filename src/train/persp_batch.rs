@@ -13,8 +13,15 @@
 //! parent has (weight −1). `tp_*` and `tk_*` hold the same entries grouped by feature, for
 //! the first layer's gradient: feature f's entries name the positions (rows of p's
 //! gradient) and the children (rows of [q; r]'s) whose bags hold it.
+//!
+//! MIRRORED NETS (`net::mirror`). Every index is a (block, feature) row, block × 768 +
+//! feature, the block being the board's. A child's block is its parent's with the views
+//! exchanged unless the move takes a king over the d/e line; such a child's bag removes
+//! every feature of its half-swapped parent and adds every one of its own, in its own block
+//! (a few dozen entries instead of three, for one child in a hundred or so).
 
 use crate::chess::{swap_sides_feature, CompactBoard, ENCODING_WIDTH};
+use crate::net::mirror::{mirror_block, swap_block};
 
 /// A step's boards as the perspective step reads them (see the module notes).
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -22,6 +29,8 @@ pub struct PerspBoards {
     /// Positions (p boards); with triplets there are 3·n boards in all.
     pub n: usize,
     pub triplets: bool,
+    /// The indices are (block, feature) rows of a king-file mirrored net.
+    pub mirror: bool,
     pub p_indices: Vec<i64>,
     pub p_offsets: Vec<i64>,
     pub d_indices: Vec<i64>,
@@ -40,8 +49,13 @@ pub struct PerspBoards {
 }
 
 impl PerspBoards {
-    /// Every board's active features, sorted: p's, then q's, then r's. What the layout
-    /// stands for, spelt out (for tests against whole boards).
+    /// Rows of the first layer's table the indices name: 768, or 4 × 768 mirrored.
+    pub fn rows(&self) -> usize {
+        rows(self.mirror)
+    }
+
+    /// Every board's active features (rows, when mirrored), sorted: p's, then q's, then
+    /// r's. What the layout stands for, spelt out (for tests against whole boards).
     pub fn board_features(&self) -> Vec<Vec<i64>> {
         let sorted = |mut v: Vec<i64>| {
             v.sort_unstable();
@@ -54,7 +68,7 @@ impl PerspBoards {
         for (bag, run) in runs(&self.d_offsets, self.d_indices.len()).enumerate() {
             let mut have: Vec<i64> = parents[bag % self.n]
                 .iter()
-                .map(|&f| swap_sides_feature(f as usize) as i64)
+                .map(|&f| half_swapped_row(f))
                 .collect();
             for k in run {
                 let f = self.d_indices[k];
@@ -89,9 +103,25 @@ fn feature(code: u8, sq: usize) -> i64 {
     ((usize::from(code) - 1) * 64 + sq) as i64
 }
 
+fn rows(mirror: bool) -> usize {
+    if mirror {
+        4 * ENCODING_WIDTH
+    } else {
+        ENCODING_WIDTH
+    }
+}
+
+/// The row that a parent's row is in its child's frame: the block's views exchanged, the
+/// feature seen with the other side to move (`net::mirror::ViewMaps::half_swapped_row`).
+fn half_swapped_row(row: i64) -> i64 {
+    let (k, f) = (row as usize / ENCODING_WIDTH, row as usize % ENCODING_WIDTH);
+    (swap_block(k) * ENCODING_WIDTH + swap_sides_feature(f)) as i64
+}
+
 /// Builds a [`PerspBoards`] one position at a time.
 pub struct PerspBuilder {
     out: PerspBoards,
+    mirror: bool,
     /// r's changes, appended after q's (kept in `out.d_*`) when the batch is finished.
     r_indices: Vec<i64>,
     r_offsets: Vec<i64>,
@@ -101,11 +131,14 @@ pub struct PerspBuilder {
 }
 
 impl PerspBuilder {
-    pub fn new(capacity: usize, triplets: bool) -> Self {
+    /// `mirror`: for a king-file mirrored net (see the module notes).
+    pub fn new(capacity: usize, triplets: bool, mirror: bool) -> Self {
         let kids = if triplets { capacity } else { 0 };
         PerspBuilder {
+            mirror,
             out: PerspBoards {
                 triplets,
+                mirror,
                 p_indices: Vec::with_capacity(capacity * 32),
                 p_offsets: Vec::with_capacity(capacity),
                 d_indices: Vec::with_capacity(kids * 8),
@@ -124,27 +157,37 @@ impl PerspBuilder {
 
     /// Adds position `p`, with its children `(q, r)` when the batch has triplets.
     pub fn push(&mut self, p: &CompactBoard, children: Option<(&CompactBoard, &CompactBoard)>) {
+        let mirror = self.mirror;
+        let block = move |b: &CompactBoard| if mirror { mirror_block(b) } else { 0 };
+        let p_block = block(p);
         let o = &mut self.out;
         o.n += 1;
         o.p_offsets.push(o.p_indices.len() as i64);
         let before = o.p_indices.len();
-        o.p_indices.extend(p.active_features().map(|f| f as i64));
+        let base = (p_block * ENCODING_WIDTH) as i64;
+        o.p_indices
+            .extend(p.active_features().map(|f| base + f as i64));
         let p_pieces = (o.p_indices.len() - before) as i64;
         o.pieces.push(p_pieces);
         let Some((q, r)) = children else {
             return;
         };
-        let parent = half_swapped(p);
+        let parent = Half {
+            board: half_swapped(p),
+            block: swap_block(p_block),
+            pieces: p_pieces,
+        };
+        let (q_block, r_block) = (block(q), block(r));
         self.q_pieces.push(changes(
             &parent,
             q,
-            p_pieces,
+            q_block,
             (&mut o.d_indices, &mut o.d_offsets, &mut o.d_weights),
         ));
         self.r_pieces.push(changes(
             &parent,
             r,
-            p_pieces,
+            r_block,
             (
                 &mut self.r_indices,
                 &mut self.r_offsets,
@@ -177,35 +220,48 @@ impl PerspBuilder {
         if !by_features {
             return o;
         }
-        (o.tp_rows, o.tp_offsets, _) = by_feature(&o.p_indices, &o.p_offsets, None);
+        let rows = o.rows();
+        (o.tp_rows, o.tp_offsets, _) = by_feature(&o.p_indices, &o.p_offsets, None, rows);
         (o.tk_rows, o.tk_offsets, o.tk_weights) =
-            by_feature(&o.d_indices, &o.d_offsets, Some(&o.d_weights));
+            by_feature(&o.d_indices, &o.d_offsets, Some(&o.d_weights), rows);
         o
     }
 }
 
-/// Appends to `d` the bag of `child`'s changes from `parent` (its parent half-swapped);
-/// returns the child's piece count.
+/// A position seen from its children's side: its board half-swapped, that board's block
+/// and its piece count.
+struct Half {
+    board: [u8; 64],
+    block: usize,
+    pieces: i64,
+}
+
+/// Appends to `d` the bag of `child`'s changes from its parent seen from its side; returns
+/// the child's piece count. A child in another block than that (a king crossed the d/e line
+/// in a mirrored net) takes all of its parent's rows away and all of its own in.
 fn changes(
-    parent: &[u8; 64],
+    parent: &Half,
     child: &CompactBoard,
-    parent_pieces: i64,
+    child_block: usize,
     d: (&mut Vec<i64>, &mut Vec<i64>, &mut Vec<f32>),
 ) -> i64 {
     let (indices, offsets, weights) = d;
     offsets.push(indices.len() as i64);
-    let mut pieces = parent_pieces;
-    for (sq, (&was, &now)) in parent.iter().zip(&child.0).enumerate() {
-        if was == now {
+    let was_base = (parent.block * ENCODING_WIDTH) as i64;
+    let now_base = (child_block * ENCODING_WIDTH) as i64;
+    let whole = parent.block != child_block;
+    let mut pieces = parent.pieces;
+    for (sq, (&was, &now)) in parent.board.iter().zip(&child.0).enumerate() {
+        if was == now && !whole {
             continue;
         }
         if was != 0 {
-            indices.push(feature(was, sq));
+            indices.push(was_base + feature(was, sq));
             weights.push(-1.0);
             pieces -= 1;
         }
         if now != 0 {
-            indices.push(feature(now, sq));
+            indices.push(now_base + feature(now, sq));
             weights.push(1.0);
             pieces += 1;
         }
@@ -220,15 +276,16 @@ fn by_feature(
     indices: &[i64],
     offsets: &[i64],
     weights: Option<&[f32]>,
+    rows: usize,
 ) -> (Vec<i64>, Vec<i64>, Vec<f32>) {
-    let mut next = vec![0i64; ENCODING_WIDTH + 1];
+    let mut next = vec![0i64; rows + 1];
     for &f in indices {
         next[f as usize + 1] += 1;
     }
-    for f in 0..ENCODING_WIDTH {
+    for f in 0..rows {
         next[f + 1] += next[f];
     }
-    let starts = next[..ENCODING_WIDTH].to_vec();
+    let starts = next[..rows].to_vec();
     let mut bags = vec![0i64; indices.len()];
     let mut out_weights = vec![0f32; if weights.is_some() { indices.len() } else { 0 }];
     for (bag, run) in runs(offsets, indices.len()).enumerate() {
@@ -280,7 +337,7 @@ mod tests {
             ("4k3/1P6/8/8/8/8/8/4K3 w - - 0 1", "b7b8q", "e1d2"),
             ("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1", "e1g1", "a1a8"),
         ];
-        let mut b = PerspBuilder::new(cases.len(), true);
+        let mut b = PerspBuilder::new(cases.len(), true, false);
         let mut want = Vec::new();
         for (fen, m1, m2) in cases {
             let pos = Position::from_fen(fen).expect("valid fen");
@@ -309,7 +366,7 @@ mod tests {
     #[test]
     fn by_feature_lists_every_entry_by_feature() {
         let boards = crate::chess::sample_boards(6);
-        let mut b = PerspBuilder::new(3, true);
+        let mut b = PerspBuilder::new(3, true, false);
         for t in boards.chunks_exact(3) {
             b.push(&t[0], Some((&t[1], &t[2])));
         }
@@ -345,5 +402,68 @@ mod tests {
             direct(&s.d_indices, &s.d_offsets, &s.d_weights)
         );
         assert_eq!(s.tp_offsets.len(), ENCODING_WIDTH);
+    }
+
+    /// Mirrored: every board's rows are its features in its block, children whose king
+    /// crosses the d/e line (castling long, Kd2-e3, Ke8-d7) among them.
+    #[test]
+    fn a_mirrored_layout_names_each_board_s_features_in_its_block() {
+        let cases = [
+            ("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1", "e1c1", "e1g1"),
+            ("r3k2r/8/8/8/8/8/8/R3K2R b KQkq - 0 1", "e8c8", "a8a1"),
+            ("4k3/8/8/8/8/8/3K4/8 w - - 0 1", "d2e3", "d2c3"),
+            ("4k3/8/8/8/8/8/3K4/8 b - - 0 1", "e8d7", "e8f7"),
+            (
+                "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+                "g1f3",
+                "e2e4",
+            ),
+        ];
+        let mut b = PerspBuilder::new(cases.len(), true, true);
+        let mut want = Vec::new();
+        for (fen, m1, m2) in cases {
+            let pos = Position::from_fen(fen).expect("valid fen");
+            let child = |uci: &str| {
+                let m = pos.parse_uci_move(uci).expect("legal move");
+                pos.play(&m).compact()
+            };
+            let (p, q, r) = (pos.compact(), child(m1), child(m2));
+            b.push(&p, Some((&q, &r)));
+            want.push((p, q, r));
+        }
+        let s = b.finish();
+        let n = cases.len();
+        assert_eq!(s.rows(), 4 * ENCODING_WIDTH);
+        assert_eq!(s.tp_offsets.len(), 4 * ENCODING_WIDTH);
+        let all = s.board_features();
+        let mut blocks = std::collections::BTreeSet::new();
+        for (i, (p, q, r)) in want.iter().enumerate() {
+            for (k, board) in [p, q, r].into_iter().enumerate() {
+                let block = mirror_block(board);
+                blocks.insert(block);
+                let rows: Vec<i64> = features(board)
+                    .iter()
+                    .map(|f| f + (block * ENCODING_WIDTH) as i64)
+                    .collect();
+                assert_eq!(all[k * n + i], rows, "case {i}, board {k}");
+                assert_eq!(s.pieces[k * n + i], features(board).len() as i64);
+            }
+        }
+        assert_eq!(blocks.len(), 4, "every block: {blocks:?}");
+        // A crossing child's bag is long (the whole board out and in), a quiet one's short.
+        let bag_len = |k: usize| {
+            let end = s
+                .d_offsets
+                .get(k + 1)
+                .map_or(s.d_indices.len() as i64, |&e| e);
+            (end - s.d_offsets[k]) as usize
+        };
+        let (p0, q0) = (&want[0].0, &want[0].1);
+        assert_eq!(
+            bag_len(0),
+            features(p0).len() + features(q0).len(),
+            "castling long crosses: the whole board out and in"
+        );
+        assert!(bag_len(n) <= 4, "castling short does not: {}", bag_len(n));
     }
 }

@@ -19,8 +19,12 @@
 //!
 //! The positions' views and the children's are separate tensors, each through the head on
 //! its own, so that no step copies them into one.
+//!
+//! A king-file mirrored net (`net::mirror`) reads a table of 4 × 768 (block, feature) rows,
+//! [Wᵀ[own] | Wᵀ[other]], and dW adds each row's halves back into the columns they read.
 
 use super::persp_batch::PerspBoards;
+use crate::net::mlp::PerspViews;
 use crate::net::Mlp;
 use tch::{Device, Kind, Tensor};
 
@@ -93,24 +97,29 @@ fn half_swap(x: &Tensor, h: i64) -> Tensor {
     Tensor::cat(&[x.narrow(1, h, h), x.narrow(1, 0, h)], 1)
 }
 
-fn perspective_parts(mlp: &Mlp) -> (&Tensor, &Tensor, &Tensor, i64) {
-    let swap = mlp
+fn perspective_parts(mlp: &Mlp) -> (&PerspViews, &Tensor, &Tensor, i64) {
+    let views = mlp
         .perspective
         .as_ref()
         .expect("the perspective step runs perspective nets only");
     let first = &mlp.layers[0];
     let bias = first.bs.as_ref().expect("the first layer has a bias");
-    (swap, &first.ws, bias, first.ws.size()[0])
+    (views, &first.ws, bias, first.ws.size()[0])
 }
 
-/// The first layer's table [768, 2H] and bias [2H] of both views side by side.
+/// The first layer's table [768, 2H] (mirrored: [4 × 768, 2H]) and bias [2H] of both views
+/// side by side.
 fn table(mlp: &Mlp) -> (Tensor, Tensor) {
-    let (swap, w, b, _) = perspective_parts(mlp);
+    let (views, w, b, _) = perspective_parts(mlp);
     let wt = w.transpose(0, 1);
-    (
-        Tensor::cat(&[&wt, &wt.index_select(0, swap)], 1),
-        Tensor::cat(&[b, b], 0),
-    )
+    let table = match &views.mirror {
+        None => Tensor::cat(&[&wt, &wt.index_select(0, &views.swap)], 1),
+        Some(m) => Tensor::cat(
+            &[wt.index_select(0, &m.own), wt.index_select(0, &m.other)],
+            1,
+        ),
+    };
+    (table, Tensor::cat(&[b, b], 0))
 }
 
 /// The views of the positions, [n, 2H], and with triplets of their children, [2n, 2H]
@@ -179,7 +188,7 @@ pub fn forward(mlp: &Mlp, t: &PerspTensors) -> Forward {
 /// Accumulates the gradients of `loss` (computed from `fwd.f`) into every parameter.
 pub fn backward(mlp: &Mlp, t: &PerspTensors, fwd: &Forward, loss: &Tensor) {
     loss.backward();
-    let (swap, w, b, h) = perspective_parts(mlp);
+    let (views, w, b, h) = perspective_parts(mlp);
     let (dw, db) = tch::no_grad(|| {
         let gp = fwd.p.grad();
         let kids = fwd.kids.as_ref().map(|kids| {
@@ -197,7 +206,14 @@ pub fn backward(mlp: &Mlp, t: &PerspTensors, fwd: &Forward, loss: &Tensor) {
         if let Some(k) = kids {
             dt += k;
         }
-        let dwt = dt.narrow(1, 0, h) + dt.narrow(1, h, h).index_select(0, swap);
+        let dwt = match &views.mirror {
+            None => dt.narrow(1, 0, h) + dt.narrow(1, h, h).index_select(0, &views.swap),
+            Some(m) => dt
+                .narrow(1, 0, h)
+                .new_zeros([w.size()[1], h], (Kind::Float, dt.device()))
+                .index_add(0, &m.own, &dt.narrow(1, 0, h))
+                .index_add(0, &m.other, &dt.narrow(1, h, h)),
+        };
         let db2 = gp.sum_dim_intlist([0i64].as_slice(), false, Kind::Float);
         (
             dwt.transpose(0, 1),

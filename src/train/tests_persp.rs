@@ -48,6 +48,15 @@ fn objective(layout: Layout, triplets: bool) -> ValueObjective {
         kappa: 1.0,
         cp_per_unit: 100.0,
         layout,
+        mirror: false,
+    }
+}
+
+/// [`objective`] for a net of `preset` (king-file mirrored or not).
+fn objective_for(preset: &str, layout: Layout, triplets: bool) -> ValueObjective {
+    ValueObjective {
+        mirror: preset.ends_with("-hm"),
+        ..objective(layout, triplets)
     }
 }
 
@@ -76,7 +85,7 @@ fn the_perspective_batch_holds_the_plain_batch() {
     let recs = records(6, 70);
     for triplets in [true, false] {
         let plain = make_batch(&recs, triplets, 5);
-        let (boards, score, result) = persp_boards(&recs, triplets, 5);
+        let (boards, score, result) = persp_boards(&recs, triplets, false, 5);
         assert_eq!(boards.n, plain.n);
         assert_eq!((score, result), (plain.score.clone(), plain.result.clone()));
         let Inputs::Boards(whole) = &plain.inputs else {
@@ -89,7 +98,7 @@ fn the_perspective_batch_holds_the_plain_batch() {
             want.push(f);
         }
         assert_eq!(boards.board_features(), want, "triplets {triplets}");
-        let native = make_native_batch(&recs, triplets, 5);
+        let native = make_native_batch(&recs, triplets, false, 5);
         let Inputs::Native(host) = &native.inputs else {
             panic!("make_native_batch makes the host layout");
         };
@@ -99,6 +108,29 @@ fn the_perspective_batch_holds_the_plain_batch() {
         );
         assert_eq!(host.board_features(), want, "native, triplets {triplets}");
         assert_eq!(host.pieces, boards.pieces);
+        // Mirrored: each board's features in its block, read off its kings.
+        let block = |f: &[i64]| {
+            let right = |lo: i64| f.iter().any(|&x| (lo..lo + 64).contains(&x) && x % 8 >= 4);
+            2 * usize::from(right(5 * 64)) + usize::from(right(11 * 64))
+        };
+        let rows: Vec<Vec<i64>> = want
+            .iter()
+            .map(|f| f.iter().map(|x| x + (block(f) * 768) as i64).collect())
+            .collect();
+        let (mirrored, _, _) = persp_boards(&recs, triplets, true, 5);
+        assert_eq!(
+            mirrored.board_features(),
+            rows,
+            "mirrored, triplets {triplets}"
+        );
+        assert_eq!(mirrored.pieces, boards.pieces);
+        if triplets {
+            // Some child's king crosses the d/e line: its bag holds whole boards.
+            let long = super::persp_batch::runs(&mirrored.d_offsets, mirrored.d_indices.len())
+                .filter(|run| run.len() > 8)
+                .count();
+            assert!(long > 0, "no child crosses");
+        }
     }
 }
 
@@ -118,7 +150,7 @@ fn the_native_step_trains_what_the_plain_path_trains() {
 fn trains_what_the_plain_path_trains(layout: Layout) {
     let recs = records(8, 90);
     let steps = 4;
-    for preset in ["persp-128", "persp-128-ob8"] {
+    for preset in ["persp-128", "persp-128-ob8", "persp-256-hm"] {
         for triplets in [true, false] {
             let meta = NetMeta::for_preset(preset).expect("preset");
             let plain_net = TrainNet::fresh(meta.clone(), 3, Device::Cpu);
@@ -126,13 +158,13 @@ fn trains_what_the_plain_path_trains(layout: Layout) {
             let adam = |net: &TrainNet| Optimiser::new(&net.vs, OptimKind::Adam, 0.9, false, 0.0);
             let (mut plain_opt, mut persp_opt) = (adam(&plain_net), adam(&persp_net));
             let (plain_obj, persp_obj) = (
-                objective(Layout::Boards, triplets),
-                objective(layout, triplets),
+                objective_for(preset, Layout::Boards, triplets),
+                objective_for(preset, layout, triplets),
             );
             for (step, chunk) in recs.chunks(recs.len() / steps).take(steps).enumerate() {
                 let what = format!("{layout:?} {preset}, triplets {triplets}, step {step}");
                 let plain = make_batch(chunk, triplets, 9);
-                let persp = make_in(layout, chunk, triplets, 9);
+                let persp = make_in(layout, chunk, triplets, persp_obj.mirror, 9);
                 plain_opt.zero_grad();
                 persp_opt.zero_grad();
                 let lp = plain_obj
@@ -168,34 +200,39 @@ fn trains_what_the_plain_path_trains(layout: Layout) {
 #[test]
 fn the_hand_written_backward_equals_autograd() {
     let recs = records(4, 80);
-    let meta = NetMeta::for_preset("persp-128").expect("preset");
-    let a = TrainNet::fresh(meta.clone(), 4, Device::Cpu);
-    let b = TrainNet::fresh(meta, 4, Device::Cpu);
-    let obj = objective(Layout::Persp, true);
-    let batch = make_persp_batch(&recs, true, 1);
-    let la = obj.loss(&a, &batch);
-    la.backward();
-    let lb = obj.loss_and_grads(&b, &batch);
-    let diff = (&la - &lb).abs().double_value(&[]);
-    assert!(diff < 1e-6, "losses differ by {diff}");
-    let (diff, scale) = compare(&a, &b, true);
-    assert!(
-        diff <= 1e-5 * scale,
-        "gradients differ by {diff} of {scale}"
-    );
+    for preset in ["persp-128", "persp-256-hm"] {
+        let meta = NetMeta::for_preset(preset).expect("preset");
+        let a = TrainNet::fresh(meta.clone(), 4, Device::Cpu);
+        let b = TrainNet::fresh(meta, 4, Device::Cpu);
+        let obj = objective_for(preset, Layout::Persp, true);
+        let batch = make_persp_batch(&recs, true, obj.mirror, 1);
+        let la = obj.loss(&a, &batch);
+        la.backward();
+        let lb = obj.loss_and_grads(&b, &batch);
+        let diff = (&la - &lb).abs().double_value(&[]);
+        assert!(diff < 1e-6, "{preset}: losses differ by {diff}");
+        let (diff, scale) = compare(&a, &b, true);
+        assert!(
+            diff <= 1e-5 * scale,
+            "{preset}: gradients differ by {diff} of {scale}"
+        );
+    }
 }
 
 /// Validation's scores (no graph) of the native layout are the plain path's.
 #[test]
 fn the_native_forward_scores_what_the_plain_path_scores() {
     let recs = records(5, 80);
-    for preset in ["persp-128", "persp-128-ob8"] {
+    for preset in ["persp-128", "persp-128-ob8", "persp-256-hm"] {
         let net = TrainNet::fresh(NetMeta::for_preset(preset).expect("preset"), 6, Device::Cpu);
         for triplets in [true, false] {
-            let plain = objective(Layout::Boards, triplets);
-            let native = objective(Layout::Native, triplets);
+            let plain = objective_for(preset, Layout::Boards, triplets);
+            let native = objective_for(preset, Layout::Native, triplets);
             let a = plain.validate(&net, &[make_batch(&recs, triplets, 2)]);
-            let b = native.validate(&net, &[make_native_batch(&recs, triplets, 2)]);
+            let b = native.validate(
+                &net,
+                &[make_native_batch(&recs, triplets, native.mirror, 2)],
+            );
             let what = format!("{preset}, triplets {triplets}");
             assert!((a.loss - b.loss).abs() < 1e-6, "{what}: {a:?} {b:?}");
             // A score within rounding of a threshold may fall either side.
@@ -214,7 +251,7 @@ fn the_native_forward_scores_what_the_plain_path_scores() {
 fn the_native_step_is_the_same_on_one_thread_and_three() {
     use super::native_step::Weights;
     let recs = records(3, 60);
-    let Inputs::Native(boards) = make_native_batch(&recs, true, 4).inputs else {
+    let Inputs::Native(boards) = make_native_batch(&recs, true, false, 4).inputs else {
         panic!("native layout");
     };
     let net = TrainNet::fresh(

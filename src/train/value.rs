@@ -119,9 +119,15 @@ pub fn make_batch(records: &[SelfPlayRecord], triplets: bool, seed: u64) -> Valu
 }
 
 /// [`make_batch`] for the perspective step: the same records kept, the same moves chosen,
-/// each position's legal moves generated once.
-pub fn make_persp_batch(records: &[SelfPlayRecord], triplets: bool, seed: u64) -> ValueBatch {
-    let (builder, score, result) = persp_builder(records, triplets, seed);
+/// each position's legal moves generated once. `mirror`: for a king-file mirrored net, whose
+/// layout names (block, feature) rows (`net::mirror`).
+pub fn make_persp_batch(
+    records: &[SelfPlayRecord],
+    triplets: bool,
+    mirror: bool,
+    seed: u64,
+) -> ValueBatch {
+    let (builder, score, result) = persp_builder(records, triplets, mirror, seed);
     let boards = builder.finish();
     ValueBatch {
         n: boards.n,
@@ -133,8 +139,13 @@ pub fn make_persp_batch(records: &[SelfPlayRecord], triplets: bool, seed: u64) -
 }
 
 /// [`make_persp_batch`] for the native step: the same boards, on the host.
-pub fn make_native_batch(records: &[SelfPlayRecord], triplets: bool, seed: u64) -> ValueBatch {
-    let (builder, score, result) = persp_builder(records, triplets, seed);
+pub fn make_native_batch(
+    records: &[SelfPlayRecord],
+    triplets: bool,
+    mirror: bool,
+    seed: u64,
+) -> ValueBatch {
+    let (builder, score, result) = persp_builder(records, triplets, mirror, seed);
     let boards = builder.finish_host();
     ValueBatch {
         n: boards.n,
@@ -149,18 +160,20 @@ pub fn make_native_batch(records: &[SelfPlayRecord], triplets: bool, seed: u64) 
 pub fn persp_boards(
     records: &[SelfPlayRecord],
     triplets: bool,
+    mirror: bool,
     seed: u64,
 ) -> (PerspBoards, Vec<f32>, Vec<f32>) {
-    let (builder, score, result) = persp_builder(records, triplets, seed);
+    let (builder, score, result) = persp_builder(records, triplets, mirror, seed);
     (builder.finish(), score, result)
 }
 
 fn persp_builder(
     records: &[SelfPlayRecord],
     triplets: bool,
+    mirror: bool,
     seed: u64,
 ) -> (PerspBuilder, Vec<f32>, Vec<f32>) {
-    let mut boards = PerspBuilder::new(records.len(), triplets);
+    let mut boards = PerspBuilder::new(records.len(), triplets, mirror);
     let mut score = Vec::with_capacity(records.len());
     let mut result = Vec::with_capacity(records.len());
     for rec in records {
@@ -200,12 +213,14 @@ pub fn make_in(
     layout: Layout,
     records: &[SelfPlayRecord],
     triplets: bool,
+    mirror: bool,
     seed: u64,
 ) -> ValueBatch {
     match layout {
+        // Whole boards carry no block: the net finds each board's from its kings.
         Layout::Boards => make_batch(records, triplets, seed),
-        Layout::Persp => make_persp_batch(records, triplets, seed),
-        Layout::Native => make_native_batch(records, triplets, seed),
+        Layout::Persp => make_persp_batch(records, triplets, mirror, seed),
+        Layout::Native => make_native_batch(records, triplets, mirror, seed),
     }
 }
 
@@ -230,6 +245,9 @@ pub struct ValueObjective {
     /// The batches' layout: a perspective net's for the native step on the CPU, for the
     /// perspective step elsewhere.
     pub layout: Layout,
+    /// The net is king-file mirrored (`net::mirror`), so a perspective layout names
+    /// (block, feature) rows.
+    pub mirror: bool,
 }
 
 impl ValueObjective {
@@ -243,6 +261,8 @@ impl ValueObjective {
             kappa: config.kappa,
             cp_per_unit: f64::from(config.cp_per_unit),
             layout: Self::layout_for(config),
+            mirror: crate::net::ModelArch::preset(&config.preset)
+                .is_ok_and(|a| a.mlp().is_some_and(|m| m.king_mirror)),
         }
     }
 
@@ -266,7 +286,7 @@ impl ValueObjective {
 
     /// A batch of `records` in the layout this objective trains on.
     pub fn make(&self, records: &[SelfPlayRecord], seed: u64) -> ValueBatch {
-        make_in(self.layout, records, self.triplets(), seed)
+        make_in(self.layout, records, self.triplets(), self.mirror, seed)
     }
 
     fn triplets(&self) -> bool {
@@ -469,13 +489,14 @@ impl Objective for ValueObjective {
             d.early, d.in_check, d.noisy, d.other_split
         );
         let records = set.count();
-        let (triplets, seed, layout) = (self.triplets(), config.seed, self.layout);
+        let (triplets, seed, layout, mirror) =
+            (self.triplets(), config.seed, self.layout, self.mirror);
         let loader = Loader::spawn_with(
             set,
             &config.train,
             Order::of(config, start_step),
             config.loader_threads(),
-            move |c: &[SelfPlayRecord]| make_in(layout, c, triplets, seed),
+            move |c: &[SelfPlayRecord]| make_in(layout, c, triplets, mirror, seed),
         )?;
         Ok((loader, records))
     }

@@ -9,8 +9,11 @@ use std::path::Path;
 
 /// The net of `path` as the run's start, refused unless it has the run's shape and scale,
 /// since a different shape cannot take the weights and a different scale would silently
-/// change what the value objective's centipawns mean. One shape differs and is taken: a
-/// single-output perspective net starts a bucketed one of its width (see [`into_buckets`]).
+/// change what the value objective's centipawns mean. Two shapes differ and are taken: a
+/// single-output perspective net starts a bucketed one of its width (see [`into_buckets`]),
+/// and an unmirrored perspective net starts a king-file mirrored one of its shape (each view
+/// then reads the weights as if its king stood on files a–d, which chess without castling
+/// rights allows: the mirrored net starts close to its init, not from nothing).
 pub fn warm_start(
     path: &Path,
     meta: NetMeta,
@@ -23,15 +26,40 @@ pub fn warm_start(
         let (ModelArch::Mlp(from), ModelArch::Mlp(to)) = (&file.meta.arch, &meta.arch) else {
             bail!(shape_error(path, &file.meta, &meta, "another family"));
         };
-        if let Err(why) = buckets_from(from, to) {
-            bail!(shape_error(path, &file.meta, &meta, &why));
+        let mut from = from.clone();
+        if from.king_mirror != to.king_mirror {
+            if from.king_mirror {
+                bail!(shape_error(
+                    path,
+                    &file.meta,
+                    &meta,
+                    "it is king-file mirrored and the preset is not, and its weights of the \
+                     king's wing mean the other wing in an unmirrored net"
+                ));
+            }
+            from = match from.clone().mirrored() {
+                Ok(m) => m,
+                Err(e) => bail!(shape_error(path, &file.meta, &meta, &e.to_string())),
+            };
+            file.meta.arch = ModelArch::Mlp(from.clone());
+            file.meta.encoding = crate::net::KING_MIRROR_ENCODING.to_string();
+            log(&format!(
+                "warm start: the weights of {} start a king-file mirrored net (each view reads \
+                 them as if its king stood on files a-d)",
+                path.display()
+            ));
         }
-        file = into_buckets(&file, to);
-        log(&format!(
-            "warm start: copied the output layer of {} into each of the {} output buckets",
-            path.display(),
-            to.output_buckets()
-        ));
+        if from != *to {
+            if let Err(why) = buckets_from(&from, to) {
+                bail!(shape_error(path, &file.meta, &meta, &why));
+            }
+            file = into_buckets(&file, to);
+            log(&format!(
+                "warm start: copied the output layer of {} into each of the {} output buckets",
+                path.display(),
+                to.output_buckets()
+            ));
+        }
     }
     if file.meta.cp_per_unit != meta.cp_per_unit {
         bail!(
@@ -157,6 +185,68 @@ mod tests {
         for (i, (w, g)) in want.iter().zip(&got).enumerate() {
             assert!((w - g).abs() <= 1e-5, "board {i}: init {w}, warm {g}");
         }
+    }
+
+    #[test]
+    fn an_unmirrored_net_starts_a_mirrored_run_reading_each_view_from_files_a_to_d() {
+        use crate::net::mirror::{flip_board, mirror_block};
+        let path = saved("persp-256", None, "hm");
+        let init = TrainNet::from_file(&crate::net::load(&path).expect("loads"), Device::Cpu)
+            .expect("loads");
+        for preset in ["persp-256-hm", "persp-256-ob8-hm"] {
+            let meta = NetMeta::for_preset(preset).expect("preset");
+            let mut lines = Vec::new();
+            let warm = warm_start(&path, meta.clone(), Device::Cpu, &mut |l| {
+                lines.push(l.to_string())
+            })
+            .expect("a warm start");
+            assert_eq!(warm.meta, meta);
+            assert!(warm.mlp().king_mirror(), "{preset}");
+            assert!(
+                lines.iter().any(|l| l.contains("king-file mirrored")),
+                "{preset}: {lines:?}"
+            );
+            // Both kings on a-d: the init's own score; both on e-h: the init's score of the
+            // board mirrored, which has them on a-d. Boards with one king on each wing mix.
+            let b: Vec<CompactBoard> = boards()
+                .into_iter()
+                .chain(crate::chess::sample_boards(200))
+                .collect();
+            let (mut same, mut flipped) = (0, 0);
+            let (got, want, want_flip) = (
+                warm.score(&b),
+                init.score(&b),
+                init.score(&b.iter().map(flip_board).collect::<Vec<_>>()),
+            );
+            for (i, board) in b.iter().enumerate() {
+                match mirror_block(board) {
+                    0 => {
+                        assert!((got[i] - want[i]).abs() <= 1e-4, "{preset} board {i}");
+                        same += 1;
+                    }
+                    3 => {
+                        assert!((got[i] - want_flip[i]).abs() <= 1e-4, "{preset} board {i}");
+                        flipped += 1;
+                    }
+                    _ => {}
+                }
+            }
+            assert!(same > 0 && flipped > 0, "{preset}: {same} and {flipped}");
+        }
+    }
+
+    #[test]
+    fn a_mirrored_net_does_not_start_an_unmirrored_run() {
+        let path = saved("persp-256-hm", None, "unhm");
+        let meta = NetMeta::for_preset("persp-256").expect("preset");
+        let err = warm_start(&path, meta, Device::Cpu, &mut |_| {})
+            .err()
+            .expect("refused")
+            .to_string();
+        assert!(
+            err.contains("king-file mirrored and the preset is not"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -19,6 +19,11 @@
 //! child's own view is the parent's other one. The difference is read off the two boards,
 //! so every move kind (captures, castling, en passant, promotions) is handled the same way.
 //!
+//! MIRRORING. In a king-file mirrored net (`net::mirror`) each view reads the columns its
+//! board's block names in place of f and swap f; `block` is kept with the accumulators, a
+//! child's is its parent's with the views exchanged, and a child whose king crossed the d/e
+//! line is refreshed, since one of its views then reads every feature differently.
+//!
 //! SCORES. f(x) is the raw output for the side that just moved (`net::mlp`'s convention):
 //! plain f = mlp(own); antisymmetric f = [mlp(own) + Σpsqt·own] − [mlp(swp) + Σpsqt·swp].
 //! The score for the side to move is −f · cp_per_unit.
@@ -26,6 +31,7 @@
 use super::kernels::{add, dot, relu_into, relu_layer_fixed, relu_layer_pairs, sub};
 use super::weights::{Layer, NativeNet};
 use crate::chess::CompactBoard;
+use crate::net::mirror::swap_block;
 use crate::net::{output_bucket, Form};
 
 /// More changed features than this and a child is built from scratch: it is not one move
@@ -41,6 +47,9 @@ pub struct Accumulator {
     pub psqt_swp: f32,
     /// Pieces on the board, kings included: its number of set features.
     pub pieces: usize,
+    /// The board's block (`net::mirror`): which views read king-file mirrored; 0 in a
+    /// net that does not mirror.
+    pub block: usize,
 }
 
 impl Accumulator {
@@ -51,6 +60,7 @@ impl Accumulator {
             psqt_own: 0.0,
             psqt_swp: 0.0,
             pieces: 0,
+            block: 0,
         }
     }
 }
@@ -67,6 +77,9 @@ pub trait Pass {
     fn max_chain(&self) -> u32;
     /// Whether a child's `swp` view is needed to score it (not for a plain net).
     fn scores_both_views(&self) -> bool;
+    /// Whether a board that differs from its parent by `added` and `removed` must be
+    /// refreshed instead of updated: a king crossed the d/e line in a mirrored net.
+    fn breaks(&self, added: &[usize], removed: &[usize]) -> bool;
     fn refresh(&self, board: &CompactBoard, acc: &mut Self::Acc);
     fn update(
         &self,
@@ -169,6 +182,7 @@ impl<A: Clone + std::fmt::Debug + Default> Scratch<A> {
             }
             if differing_words(board, seen_from_above) <= 4
                 && diff(board, parent, &mut self.added, &mut self.removed)
+                && !net.breaks(&self.added, &self.removed)
                 && self.stack[k].chain < net.max_chain()
                 && k + 1 < MAX_ANCESTORS
             {
@@ -235,18 +249,20 @@ pub fn refresh(net: &NativeNet, board: &CompactBoard, acc: &mut Accumulator) {
     acc.swp.copy_from_slice(&net.first_bias);
     acc.psqt_own = 0.0;
     acc.psqt_swp = 0.0;
+    let k = net.maps.block(board);
     let mut pieces = 0;
     for f in board.active_features() {
-        let s = net.swap[f] as usize;
+        let (o, s) = (net.maps.own(k, f), net.maps.other(k, f));
         pieces += 1;
-        add(&mut acc.own, net.first_column(f));
+        add(&mut acc.own, net.first_column(o));
         add(&mut acc.swp, net.first_column(s));
         if let Some(psqt) = &net.psqt {
-            acc.psqt_own += psqt[f];
+            acc.psqt_own += psqt[o];
             acc.psqt_swp += psqt[s];
         }
     }
     acc.pieces = pieces;
+    acc.block = k;
 }
 
 /// Features set in `child` (seen from the parent's side, i.e. sides swapped back) and not in
@@ -318,7 +334,10 @@ fn diff_seen(
 
 /// `child` = the accumulators of a child from its parent's (see the module comment).
 /// `both`: update `swp` too. A plain net scores a child from `own` alone, but a parent on
-/// the accumulator stack needs `swp` for its own children.
+/// the accumulator stack needs `swp` for its own children. The child keeps its parent's
+/// block with the views exchanged: a child whose king crossed the d/e line in a mirrored net
+/// is refreshed instead ([`Pass::breaks`]). In the parent's frame, the child's own view is
+/// the parent's other one, so it reads the parent block's `other` columns, and the reverse.
 #[inline(always)]
 fn update(
     net: &NativeNet,
@@ -335,26 +354,28 @@ fn update(
     child.psqt_own = parent.psqt_swp;
     child.psqt_swp = parent.psqt_own;
     child.pieces = parent.pieces + added.len() - removed.len();
+    let k = parent.block;
+    child.block = swap_block(k);
     for &g in added {
-        let s = net.swap[g] as usize;
+        let (o, s) = (net.maps.own(k, g), net.maps.other(k, g));
         add(&mut child.own, net.first_column(s));
         if both {
-            add(&mut child.swp, net.first_column(g));
+            add(&mut child.swp, net.first_column(o));
         }
         if let Some(psqt) = &net.psqt {
             child.psqt_own += psqt[s];
-            child.psqt_swp += psqt[g];
+            child.psqt_swp += psqt[o];
         }
     }
     for &g in removed {
-        let s = net.swap[g] as usize;
+        let (o, s) = (net.maps.own(k, g), net.maps.other(k, g));
         sub(&mut child.own, net.first_column(s));
         if both {
-            sub(&mut child.swp, net.first_column(g));
+            sub(&mut child.swp, net.first_column(o));
         }
         if let Some(psqt) = &net.psqt {
             child.psqt_own -= psqt[s];
-            child.psqt_swp -= psqt[g];
+            child.psqt_swp -= psqt[o];
         }
     }
 }
@@ -477,6 +498,11 @@ impl Pass for NativeNet {
     }
 
     #[inline(always)]
+    fn breaks(&self, added: &[usize], removed: &[usize]) -> bool {
+        self.maps.breaks(added, removed)
+    }
+
+    #[inline(always)]
     fn refresh(&self, board: &CompactBoard, acc: &mut Accumulator) {
         refresh(self, board, acc)
     }
@@ -535,7 +561,8 @@ pub fn children<N: Pass, const K: u8>(
             child,
             &mut s.added,
             &mut s.removed,
-        ) {
+        ) && !net.breaks(&s.added, &s.removed)
+        {
             net.update(&s.stack[top].acc, &s.added, &s.removed, &mut s.child, both);
         } else {
             net.refresh(child, &mut s.child);

@@ -7,6 +7,7 @@ use super::int_kernels::{
 };
 use super::quant::{Body, QuantNet, HEAD_SCALE, PSQT_SCALE};
 use crate::chess::CompactBoard;
+use crate::net::mirror::swap_block;
 use crate::net::{output_bucket, Form};
 
 /// The i16 accumulators of one board, and the integer piece-square sums.
@@ -16,8 +17,9 @@ pub struct IntAccumulator {
     pub swp: Vec<i16>,
     pub psqt_own: i32,
     pub psqt_swp: i32,
-    /// Pieces on the board (see `forward::Accumulator`).
+    /// Pieces on the board, and its block (see `forward::Accumulator`).
     pub pieces: usize,
+    pub block: usize,
 }
 
 /// Integer updates are exact: a chain of them equals a refresh, so none is ever forced.
@@ -80,6 +82,7 @@ impl Pass for QuantNet {
             psqt_own: 0,
             psqt_swp: 0,
             pieces: 0,
+            block: 0,
         }
     }
 
@@ -96,23 +99,30 @@ impl Pass for QuantNet {
     }
 
     #[inline(always)]
+    fn breaks(&self, added: &[usize], removed: &[usize]) -> bool {
+        self.maps.breaks(added, removed)
+    }
+
+    #[inline(always)]
     fn refresh(&self, board: &CompactBoard, acc: &mut IntAccumulator) {
         acc.own.copy_from_slice(&self.first_bias);
         acc.swp.copy_from_slice(&self.first_bias);
         acc.psqt_own = 0;
         acc.psqt_swp = 0;
+        let k = self.maps.block(board);
         let mut pieces = 0;
         for f in board.active_features() {
-            let s = self.swap[f] as usize;
+            let (o, s) = (self.maps.own(k, f), self.maps.other(k, f));
             pieces += 1;
-            add_i16(&mut acc.own, self.first_column(f));
+            add_i16(&mut acc.own, self.first_column(o));
             add_i16(&mut acc.swp, self.first_column(s));
             if let Some(psqt) = &self.psqt {
-                acc.psqt_own += psqt[f];
+                acc.psqt_own += psqt[o];
                 acc.psqt_swp += psqt[s];
             }
         }
         acc.pieces = pieces;
+        acc.block = k;
     }
 
     /// As `forward::update`, in integers.
@@ -126,14 +136,16 @@ impl Pass for QuantNet {
         both: bool,
     ) {
         // A quiet move and a capture (nearly every child) in one pass each, without copying
-        // the parent first.
+        // the parent first. The child's own view is the parent's other one (`forward::update`).
+        let k = parent.block;
         let col = |f: usize| self.first_column(f);
-        let sw = |f: usize| self.swap[f] as usize;
+        let sw = |f: usize| self.maps.other(k, f);
+        let ow = |f: usize| self.maps.own(k, f);
         match (added, removed) {
             (&[a], &[r]) => {
                 copy_add_sub_i16(&mut child.own, &parent.swp, col(sw(a)), col(sw(r)));
                 if both {
-                    copy_add_sub_i16(&mut child.swp, &parent.own, col(a), col(r));
+                    copy_add_sub_i16(&mut child.swp, &parent.own, col(ow(a)), col(ow(r)));
                 }
             }
             (&[a], &[r1, r2]) => {
@@ -145,7 +157,13 @@ impl Pass for QuantNet {
                     col(sw(r2)),
                 );
                 if both {
-                    copy_add_sub2_i16(&mut child.swp, &parent.own, col(a), col(r1), col(r2));
+                    copy_add_sub2_i16(
+                        &mut child.swp,
+                        &parent.own,
+                        col(ow(a)),
+                        col(ow(r1)),
+                        col(ow(r2)),
+                    );
                 }
             }
             _ => self.update_general(parent, added, removed, child, both),
@@ -153,14 +171,15 @@ impl Pass for QuantNet {
         child.psqt_own = parent.psqt_swp;
         child.psqt_swp = parent.psqt_own;
         child.pieces = parent.pieces + added.len() - removed.len();
+        child.block = swap_block(k);
         if let Some(psqt) = &self.psqt {
             for &g in added {
                 child.psqt_own += psqt[sw(g)];
-                child.psqt_swp += psqt[g];
+                child.psqt_swp += psqt[ow(g)];
             }
             for &g in removed {
                 child.psqt_own -= psqt[sw(g)];
-                child.psqt_swp -= psqt[g];
+                child.psqt_swp -= psqt[ow(g)];
             }
         }
     }
@@ -216,16 +235,17 @@ impl QuantNet {
         if both {
             child.swp.copy_from_slice(&parent.own);
         }
+        let k = parent.block;
         for &g in added {
-            add_i16(&mut child.own, self.first_column(self.swap[g] as usize));
+            add_i16(&mut child.own, self.first_column(self.maps.other(k, g)));
             if both {
-                add_i16(&mut child.swp, self.first_column(g));
+                add_i16(&mut child.swp, self.first_column(self.maps.own(k, g)));
             }
         }
         for &g in removed {
-            sub_i16(&mut child.own, self.first_column(self.swap[g] as usize));
+            sub_i16(&mut child.own, self.first_column(self.maps.other(k, g)));
             if both {
-                sub_i16(&mut child.swp, self.first_column(g));
+                sub_i16(&mut child.swp, self.first_column(self.maps.own(k, g)));
             }
         }
     }

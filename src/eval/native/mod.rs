@@ -14,6 +14,8 @@ pub mod weights;
 mod tests;
 #[cfg(all(test, feature = "torch"))]
 mod tests_buckets;
+#[cfg(all(test, feature = "torch"))]
+mod tests_mirror;
 
 use super::{net_breakdown, Backend, EvalError, EvalInfo, Evaluator, SearcherGuard};
 use crate::chess::CompactBoard;

@@ -36,7 +36,7 @@ use super::forward::{refresh, Accumulator};
 use super::int_kernels::{Int8Layer, ACT_MAX, MAX_SHIFT};
 use super::weights::{Layer, NativeNet};
 use crate::chess::{Position, ENCODING_WIDTH};
-use crate::net::{Form, NetError};
+use crate::net::{Form, NetError, ViewMaps};
 
 /// Positions of the calibration walk that sets the activation clip.
 pub const CALIBRATION_PLIES: usize = 4096;
@@ -54,7 +54,8 @@ pub struct QuantNet {
     pub first_bias: Vec<i16>,
     /// Antisymmetric form: the piece-square term at [`PSQT_SCALE`].
     pub psqt: Option<Vec<i32>>,
-    pub swap: Vec<u16>,
+    /// What each view reads (see `NativeNet::maps`).
+    pub maps: ViewMaps,
     pub qa: f32,
     pub shift: u32,
     pub body: Body,
@@ -179,7 +180,7 @@ impl QuantNet {
             first,
             first_bias,
             psqt,
-            swap: net.swap.clone(),
+            maps: net.maps.clone(),
             qa,
             shift,
             body,

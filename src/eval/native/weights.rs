@@ -7,8 +7,8 @@
 //! `[in][out]`. On this machine the 256→32 layer of `small-as` ran 16× faster that way than
 //! as 32 dot products over 256 inputs (issue #5's C sketch: 1.5M vs 92k evaluations/s).
 
-use crate::chess::{swap_sides_feature, ENCODING_WIDTH};
-use crate::net::{Form, NetError, NetFile};
+use crate::chess::ENCODING_WIDTH;
+use crate::net::{Form, NetError, NetFile, ViewMaps};
 
 /// One linear layer above the first, transposed.
 #[derive(Clone, Debug)]
@@ -49,8 +49,10 @@ pub struct NativeNet {
     /// so that the row of a board's bucket is contiguous (for one bucket, the same floats as
     /// `upper[0].columns`); empty for the other forms.
     pub head: Vec<f32>,
-    /// `swap[f]` = feature `f` seen with the other side to move.
-    pub swap: Vec<u16>,
+    /// The first-layer column each view reads for each (block, feature) (`net::mirror`):
+    /// the feature itself and its swap in a plain net, mirrored by king file in a mirrored
+    /// one. The plain and antisymmetric forms read it as a plain net.
+    pub maps: ViewMaps,
     pub cp_per_unit: f32,
     /// Widest layer output, for scratch buffers.
     pub widest: usize,
@@ -125,9 +127,7 @@ impl NativeNet {
             psqt,
             buckets: arch.output_buckets(),
             head,
-            swap: (0..ENCODING_WIDTH)
-                .map(|f| swap_sides_feature(f) as u16)
-                .collect(),
+            maps: ViewMaps::new(arch.king_mirror),
             cp_per_unit: net.meta.cp_per_unit,
             widest,
         })
@@ -169,6 +169,7 @@ mod tests {
             }
             let net = NativeNet::from_file(&crate::net::file::arbitrary(preset, 1)).unwrap();
             assert_eq!(net.form, *form);
+            assert_eq!(net.maps.is_mirrored(), preset.ends_with("-hm"), "{preset}");
             assert_eq!(net.hidden, widths[1] as usize);
             assert_eq!(net.upper.len(), widths.len() - 2);
             assert_eq!(net.psqt.is_some(), *form == Form::Antisym);
