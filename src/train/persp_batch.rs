@@ -323,6 +323,26 @@ mod tests {
         sorted(b.active_features().map(|f| f as i64).collect())
     }
 
+    /// The batch of each (FEN, q's move, r's move), and its (p, q, r) boards.
+    fn built(
+        cases: &[(&str, &str, &str)],
+        mirror: bool,
+    ) -> (PerspBoards, Vec<(CompactBoard, CompactBoard, CompactBoard)>) {
+        let mut b = PerspBuilder::new(cases.len(), true, mirror);
+        let mut boards = Vec::new();
+        for (fen, m1, m2) in cases {
+            let pos = Position::from_fen(fen).expect("valid fen");
+            let child = |uci: &str| {
+                let m = pos.parse_uci_move(uci).expect("legal move");
+                pos.play(&m).compact()
+            };
+            let (p, q, r) = (pos.compact(), child(m1), child(m2));
+            b.push(&p, Some((&q, &r)));
+            boards.push((p, q, r));
+        }
+        (b.finish(), boards)
+    }
+
     /// A child's features are its parent's, swapped, with the bag's changes applied: on
     /// quiet moves, captures, castling, en passant and promotion.
     #[test]
@@ -337,19 +357,7 @@ mod tests {
             ("4k3/1P6/8/8/8/8/8/4K3 w - - 0 1", "b7b8q", "e1d2"),
             ("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1", "e1g1", "a1a8"),
         ];
-        let mut b = PerspBuilder::new(cases.len(), true, false);
-        let mut want = Vec::new();
-        for (fen, m1, m2) in cases {
-            let pos = Position::from_fen(fen).expect("valid fen");
-            let child = |uci: &str| {
-                let m = pos.parse_uci_move(uci).expect("legal move");
-                pos.play(&m).compact()
-            };
-            let (p, q, r) = (pos.compact(), child(m1), child(m2));
-            b.push(&p, Some((&q, &r)));
-            want.push((p, q, r));
-        }
-        let s = b.finish();
+        let (s, want) = built(&cases, false);
         let n = cases.len();
         assert_eq!(s.n, n);
         assert_eq!(s.d_offsets.len(), 2 * n);
@@ -419,19 +427,7 @@ mod tests {
                 "e2e4",
             ),
         ];
-        let mut b = PerspBuilder::new(cases.len(), true, true);
-        let mut want = Vec::new();
-        for (fen, m1, m2) in cases {
-            let pos = Position::from_fen(fen).expect("valid fen");
-            let child = |uci: &str| {
-                let m = pos.parse_uci_move(uci).expect("legal move");
-                pos.play(&m).compact()
-            };
-            let (p, q, r) = (pos.compact(), child(m1), child(m2));
-            b.push(&p, Some((&q, &r)));
-            want.push((p, q, r));
-        }
-        let s = b.finish();
+        let (s, want) = built(&cases, true);
         let n = cases.len();
         assert_eq!(s.rows(), 4 * ENCODING_WIDTH);
         assert_eq!(s.tp_offsets.len(), 4 * ENCODING_WIDTH);

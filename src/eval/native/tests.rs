@@ -106,9 +106,81 @@ pub(super) fn assert_close(what: &str, native: &[f32], reference: &[f32]) {
     }
 }
 
+/// [`families`] of the shared walk, then each of `fens` with its children, as (parent,
+/// children) boards.
+#[cfg(feature = "torch")]
+pub(super) fn walk_then(fens: &[&str]) -> Vec<(CompactBoard, Vec<CompactBoard>)> {
+    let extra = fens.iter().map(|f| {
+        let p = Position::from_fen(f).expect("test FEN valid");
+        let kids = p
+            .legal_moves()
+            .iter()
+            .map(|m| p.play(m).compact())
+            .collect();
+        (p.compact(), kids)
+    });
+    families(120)
+        .into_iter()
+        .map(|(p, kids)| (p.compact(), kids.into_iter().map(|(_, b)| b).collect()))
+        .chain(extra)
+        .collect()
+}
+
 /// Every instruction set this CPU runs, the baseline included.
 pub(super) fn simds() -> Vec<Simd> {
     Simd::available()
+}
+
+/// `file` natively in f32, from scratch and incrementally, against libtorch on each of
+/// `calls`, with every instruction set.
+#[cfg(feature = "torch")]
+pub(super) fn assert_f32_matches_libtorch(
+    file: &NetFile,
+    name: &str,
+    calls: &[(CompactBoard, Vec<CompactBoard>)],
+) {
+    let reference = torch(file);
+    for simd in simds() {
+        let native = NativeEvaluator::with_simd(file, name, simd).unwrap();
+        let (mut want, mut scratch, mut incremental) = (vec![], vec![], vec![]);
+        for (i, (parent, kids)) in calls.iter().enumerate() {
+            reference.evaluate(kids, &mut want).unwrap();
+            native.evaluate(kids, &mut scratch).unwrap();
+            native
+                .evaluate_children(parent, kids, &mut incremental)
+                .unwrap();
+            let what = format!("{name} {simd:?} parent {i}");
+            assert_close(&format!("{what} from scratch"), &scratch, &want);
+            assert_close(&format!("{what} incremental"), &incremental, &want);
+        }
+    }
+}
+
+/// `file` in int8 on each of `calls`, with every instruction set: incremental updates give
+/// the bits of a refresh, and the scores stay within the int8 bounds of libtorch's.
+#[cfg(feature = "torch")]
+pub(super) fn assert_int8_exact_and_near_libtorch(
+    file: &NetFile,
+    name: &str,
+    calls: &[(CompactBoard, Vec<CompactBoard>)],
+) {
+    let reference = torch(file);
+    for simd in simds() {
+        let quant = int8(file, name, simd);
+        let (mut want, mut scratch, mut got) = (vec![], vec![], vec![]);
+        let mut deviation = Int8Deviation::default();
+        for (i, (parent, kids)) in calls.iter().enumerate() {
+            reference.evaluate(kids, &mut want).unwrap();
+            quant.evaluate(kids, &mut scratch).unwrap();
+            quant.evaluate_children(parent, kids, &mut got).unwrap();
+            assert_eq!(
+                scratch, got,
+                "{name} {simd:?} call {i}: integer updates are exact"
+            );
+            deviation.add(&got, &want);
+        }
+        deviation.assert_within_bounds(&format!("{name} {simd:?}: int8 against libtorch"));
+    }
 }
 
 #[test]

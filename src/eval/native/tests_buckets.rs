@@ -3,9 +3,12 @@
 //! board from one bucket to the next.
 
 use super::kernels::Simd;
-use super::tests::{assert_close, families, int8, search_like_calls, simds, torch, Int8Deviation};
+use super::tests::{
+    assert_close, assert_f32_matches_libtorch, assert_int8_exact_and_near_libtorch, int8,
+    search_like_calls, torch, walk_then,
+};
 use super::NativeEvaluator;
-use crate::chess::{CompactBoard, Position};
+use crate::chess::CompactBoard;
 use crate::eval::Evaluator;
 use crate::net::{output_bucket, NetFile};
 
@@ -43,22 +46,9 @@ fn bucketed_net() -> NetFile {
     file
 }
 
-/// [`families`] of the shared walk and of [`ENDGAMES`], as (parent, children) boards.
+/// The shared walk and [`ENDGAMES`], as (parent, children) boards.
 fn calls_across_stages() -> Vec<(CompactBoard, Vec<CompactBoard>)> {
-    let endgames = ENDGAMES.iter().map(|f| {
-        let p = Position::from_fen(f).expect("test FEN valid");
-        let kids = p
-            .legal_moves()
-            .iter()
-            .map(|m| p.play(m).compact())
-            .collect();
-        (p.compact(), kids)
-    });
-    families(120)
-        .into_iter()
-        .map(|(p, kids)| (p.compact(), kids.into_iter().map(|(_, b)| b).collect()))
-        .chain(endgames)
-        .collect()
+    walk_then(ENDGAMES)
 }
 
 fn bucket(board: &CompactBoard) -> usize {
@@ -83,23 +73,7 @@ fn the_test_boards_read_most_buckets_and_cross_between_them() {
 
 #[test]
 fn a_bucketed_net_matches_libtorch_from_scratch_and_incrementally() {
-    let file = bucketed_net();
-    let reference = torch(&file);
-    let calls = calls_across_stages();
-    for simd in simds() {
-        let native = NativeEvaluator::with_simd(&file, "ob8", simd).unwrap();
-        let (mut want, mut scratch, mut incremental) = (vec![], vec![], vec![]);
-        for (i, (parent, kids)) in calls.iter().enumerate() {
-            reference.evaluate(kids, &mut want).unwrap();
-            native.evaluate(kids, &mut scratch).unwrap();
-            native
-                .evaluate_children(parent, kids, &mut incremental)
-                .unwrap();
-            let what = format!("{simd:?} parent {i}");
-            assert_close(&format!("{what} from scratch"), &scratch, &want);
-            assert_close(&format!("{what} incremental"), &incremental, &want);
-        }
-    }
+    assert_f32_matches_libtorch(&bucketed_net(), "ob8", &calls_across_stages());
 }
 
 #[test]
@@ -117,25 +91,11 @@ fn a_bucketed_net_stays_within_tolerance_along_a_search_like_sequence() {
 
 #[test]
 fn int8_runs_a_bucketed_net_within_its_bound_and_incrementally_exact() {
-    let file = bucketed_net();
-    let reference = torch(&file);
     let calls: Vec<_> = calls_across_stages()
         .into_iter()
         .chain(search_like_calls())
         .collect();
-    for simd in simds() {
-        let quant = int8(&file, "ob8", simd);
-        let (mut want, mut scratch, mut got) = (vec![], vec![], vec![]);
-        let mut deviation = Int8Deviation::default();
-        for (i, (parent, kids)) in calls.iter().enumerate() {
-            reference.evaluate(kids, &mut want).unwrap();
-            quant.evaluate(kids, &mut scratch).unwrap();
-            quant.evaluate_children(parent, kids, &mut got).unwrap();
-            assert_eq!(scratch, got, "{simd:?} call {i}: integer updates are exact");
-            deviation.add(&got, &want);
-        }
-        deviation.assert_within_bounds(&format!("{simd:?}: int8 against libtorch"));
-    }
+    assert_int8_exact_and_near_libtorch(&bucketed_net(), "ob8", &calls);
 }
 
 #[test]

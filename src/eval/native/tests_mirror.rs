@@ -3,10 +3,11 @@
 //! king crosses the d/e line (which are rebuilt, not updated).
 
 use super::tests::{
-    assert_close, families, int8, search_like_calls, shipped, simds, torch, Int8Deviation,
+    assert_close, assert_f32_matches_libtorch, assert_int8_exact_and_near_libtorch, int8,
+    search_like_calls, shipped, walk_then,
 };
 use super::NativeEvaluator;
-use crate::chess::{CompactBoard, Position};
+use crate::chess::CompactBoard;
 use crate::eval::Evaluator;
 use crate::net::mirror::{crosses, flip_board};
 use crate::net::{ModelArch, NetFile, KING_MIRROR_ENCODING};
@@ -34,22 +35,11 @@ fn mirrored_net() -> NetFile {
     file
 }
 
+/// The shared walk, [`CROSSINGS`] and a search-like sequence, as (parent, children) boards.
 fn calls() -> Vec<(CompactBoard, Vec<CompactBoard>)> {
-    let crossings = CROSSINGS.iter().map(|f| {
-        let p = Position::from_fen(f).expect("test FEN valid");
-        let kids = p
-            .legal_moves()
-            .iter()
-            .map(|m| p.play(m).compact())
-            .collect();
-        (p.compact(), kids)
-    });
-    families(120)
-        .into_iter()
-        .map(|(p, kids)| (p.compact(), kids.into_iter().map(|(_, b)| b).collect()))
-        .chain(crossings)
-        .chain(search_like_calls())
-        .collect()
+    let mut calls = walk_then(CROSSINGS);
+    calls.extend(search_like_calls());
+    calls
 }
 
 /// Children whose king crosses the d/e line, counted as the native pass finds them.
@@ -79,42 +69,12 @@ fn the_test_boards_move_kings_over_the_d_e_line() {
 
 #[test]
 fn a_mirrored_net_matches_libtorch_from_scratch_and_incrementally() {
-    let file = mirrored_net();
-    let reference = torch(&file);
-    let calls = calls();
-    for simd in simds() {
-        let native = NativeEvaluator::with_simd(&file, "hm", simd).unwrap();
-        let (mut want, mut scratch, mut incremental) = (vec![], vec![], vec![]);
-        for (i, (parent, kids)) in calls.iter().enumerate() {
-            reference.evaluate(kids, &mut want).unwrap();
-            native.evaluate(kids, &mut scratch).unwrap();
-            native
-                .evaluate_children(parent, kids, &mut incremental)
-                .unwrap();
-            let what = format!("{simd:?} parent {i}");
-            assert_close(&format!("{what} from scratch"), &scratch, &want);
-            assert_close(&format!("{what} incremental"), &incremental, &want);
-        }
-    }
+    assert_f32_matches_libtorch(&mirrored_net(), "hm", &calls());
 }
 
 #[test]
 fn int8_runs_a_mirrored_net_within_its_bound_and_incrementally_exact() {
-    let file = mirrored_net();
-    let reference = torch(&file);
-    for simd in simds() {
-        let quant = int8(&file, "hm", simd);
-        let (mut want, mut scratch, mut got) = (vec![], vec![], vec![]);
-        let mut deviation = Int8Deviation::default();
-        for (i, (parent, kids)) in calls().iter().enumerate() {
-            reference.evaluate(kids, &mut want).unwrap();
-            quant.evaluate(kids, &mut scratch).unwrap();
-            quant.evaluate_children(parent, kids, &mut got).unwrap();
-            assert_eq!(scratch, got, "{simd:?} call {i}: integer updates are exact");
-            deviation.add(&got, &want);
-        }
-        deviation.assert_within_bounds(&format!("{simd:?}: int8 against libtorch"));
-    }
+    assert_int8_exact_and_near_libtorch(&mirrored_net(), "hm", &calls());
 }
 
 #[test]
