@@ -139,14 +139,14 @@ impl ViewMaps {
     pub fn breaks(&self, added: &[usize], removed: &[usize]) -> bool {
         self.blocks > 1 && crosses(added, removed)
     }
+}
 
-    /// The (block, feature) row that parent row `row` is in its child's frame (the parent
-    /// seen with the other side to move): the block's halves exchanged, the feature swapped.
-    /// Both views read the same columns from it as from `row`, each in the other's place.
-    pub fn half_swapped_row(&self, row: usize) -> usize {
-        let (k, f) = (row / ENCODING_WIDTH, row % ENCODING_WIDTH);
-        swap_block(k) * ENCODING_WIDTH + swap_sides_feature(f)
-    }
+/// The (block, feature) row that parent row `row` is in its child's frame (the parent seen
+/// with the other side to move): the block's halves exchanged, the feature swapped. Both
+/// views read the same columns from it as from `row`, each in the other's place.
+pub fn half_swapped_row(row: usize) -> usize {
+    let (k, f) = (row / ENCODING_WIDTH, row % ENCODING_WIDTH);
+    swap_block(k) * ENCODING_WIDTH + swap_sides_feature(f)
 }
 
 /// The board mirrored across the d/e line: every piece to the same rank on the other wing.
@@ -190,7 +190,7 @@ mod tests {
         for f in 0..768 {
             assert_eq!(maps.own(0, f), f);
             assert_eq!(maps.other(0, f), swap_sides_feature(f));
-            assert_eq!(maps.half_swapped_row(f), swap_sides_feature(f));
+            assert_eq!(half_swapped_row(f), swap_sides_feature(f));
         }
         assert!(!maps.breaks(&[5 * 64 + 3], &[5 * 64 + 4]));
     }
@@ -217,7 +217,7 @@ mod tests {
         let maps = ViewMaps::new(true);
         for row in 0..maps.rows() {
             let (k, f) = (row / 768, row % 768);
-            let s = maps.half_swapped_row(row);
+            let s = half_swapped_row(row);
             let (ks, fs) = (s / 768, s % 768);
             assert_eq!(maps.own(ks, fs), maps.other(k, f), "row {row}");
             assert_eq!(maps.other(ks, fs), maps.own(k, f), "row {row}");

@@ -113,7 +113,6 @@ pub struct Weights {
 
 /// The gradients of one step (or of one thread's share of it), in [`Weights`]' layout.
 pub struct Grads {
-    maps: ViewMaps,
     table: Vec<f32>,
     bias: Vec<f32>,
     out_w: Vec<f32>,
@@ -123,7 +122,6 @@ pub struct Grads {
 impl Grads {
     fn zeros(w: &Weights) -> Self {
         Grads {
-            maps: w.maps.clone(),
             table: vec![0.0; w.table.len()],
             bias: vec![0.0; w.bias.len()],
             out_w: vec![0.0; w.out_w.len()],
@@ -148,12 +146,13 @@ impl Grads {
     pub fn deposit(&self, mlp: &Mlp) {
         let (first, out) = (&mlp.layers[0], &mlp.layers[1]);
         let h = first.ws.size()[0] as usize;
+        let maps = ViewMaps::new(mlp.king_mirror());
         // Each row's halves go back to the columns they read: in a plain net, column f
         // gets row f's own half and row swap f's other half.
         let mut dw = vec![0f32; h * ENCODING_WIDTH];
         for (r, row) in self.table.chunks_exact(2 * h).enumerate() {
             let (k, f) = (r / ENCODING_WIDTH, r % ENCODING_WIDTH);
-            let (o_col, t_col) = (self.maps.own(k, f), self.maps.other(k, f));
+            let (o_col, t_col) = (maps.own(k, f), maps.other(k, f));
             let (own, other) = row.split_at(h);
             for (j, (a, b)) in own.iter().zip(other).enumerate() {
                 dw[j * ENCODING_WIDTH + o_col] += a;

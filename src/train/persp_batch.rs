@@ -20,8 +20,8 @@
 //! every feature of its half-swapped parent and adds every one of its own, in its own block
 //! (a few dozen entries instead of three, for one child in a hundred or so).
 
-use crate::chess::{swap_sides_feature, CompactBoard, ENCODING_WIDTH};
-use crate::net::mirror::{mirror_block, swap_block};
+use crate::chess::{CompactBoard, ENCODING_WIDTH};
+use crate::net::mirror::{half_swapped_row, mirror_block, swap_block};
 
 /// A step's boards as the perspective step reads them (see the module notes).
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -68,7 +68,7 @@ impl PerspBoards {
         for (bag, run) in runs(&self.d_offsets, self.d_indices.len()).enumerate() {
             let mut have: Vec<i64> = parents[bag % self.n]
                 .iter()
-                .map(|&f| half_swapped_row(f))
+                .map(|&f| half_swapped_row(f as usize) as i64)
                 .collect();
             for k in run {
                 let f = self.d_indices[k];
@@ -109,13 +109,6 @@ fn rows(mirror: bool) -> usize {
     } else {
         ENCODING_WIDTH
     }
-}
-
-/// The row that a parent's row is in its child's frame: the block's views exchanged, the
-/// feature seen with the other side to move (`net::mirror::ViewMaps::half_swapped_row`).
-fn half_swapped_row(row: i64) -> i64 {
-    let (k, f) = (row as usize / ENCODING_WIDTH, row as usize % ENCODING_WIDTH);
-    (swap_block(k) * ENCODING_WIDTH + swap_sides_feature(f)) as i64
 }
 
 /// Builds a [`PerspBoards`] one position at a time.
