@@ -5,8 +5,8 @@
     .venv/bin/python bench/ladder.py --levels 1800 2100 --games 60 --opt Threads=1
 
 Each level is one `bench/match.py` match (Cerise as engine 1, 10+0.1 unless --tc says otherwise,
-`bench/openings.epd` paired) against Stockfish with UCI_LimitStrength=true, UCI_Elo=LEVEL,
-Threads=1 and Hash=16. Its log and PGN go to bench/results/ladder-<tag>-sf<LEVEL>.{log,pgn}; a
+`bench/openings.epd` paired, or with --variant chess960 the 960 starting arrays) against
+Stockfish with UCI_LimitStrength=true, UCI_Elo=LEVEL, Threads=1 and Hash=16. Its log and PGN go to bench/results/ladder-<tag>-sf<LEVEL>.{log,pgn}; a
 level whose log already ends in a summary line is not played again, so a killed ladder resumes
 where it stopped. The last lines give, per level, W/D/L, the score and Cerise's rating on that
 level's scale (LEVEL + the Elo difference, with its 95% margin), then one estimate: the
@@ -79,7 +79,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--tc", default="10+0.1")
     ap.add_argument("--concurrency", type=int, default=1,
                     help="games at once (default 1); at most the core count, one thinking engine per core")
-    ap.add_argument("--openings", default=str(HERE / "openings.epd"))
+    ap.add_argument("--openings", help="match.py's --openings (default bench/openings.epd, or with --variant "
+                                       "chess960 the 960 starting arrays)")
+    ap.add_argument("--variant", choices=("standard", "chess960"), default="standard",
+                    help="match.py's --variant: chess960 plays every game as Chess960 (default standard)")
     ap.add_argument("--tag", default=datetime.date.today().isoformat(),
                     help="names the result files (default: today's date); the same tag resumes a ladder")
     ap.add_argument("--results", type=Path, default=HERE / "results", help="folder of the logs and PGNs")
@@ -102,9 +105,11 @@ def main(argv: list[str] | None = None) -> int:
                    "--engine2", stockfish, "--name2", f"Stockfish-{level}",
                    "--opt2", "UCI_LimitStrength=true", "--opt2", f"UCI_Elo={level}",
                    "--opt2", "Threads=1", "--opt2", "Hash=16",
-                   "--games", str(args.games), "--tc", args.tc, "--openings", args.openings,
+                   "--games", str(args.games), "--tc", args.tc, "--variant", args.variant,
                    "--concurrency", str(args.concurrency),
                    "--out", str(pgn)]
+            if args.openings:
+                cmd += ["--openings", args.openings]
             for opt in args.opt:
                 cmd += ["--opt1", opt]
             print(f"[ladder] UCI_Elo {level}: {' '.join(cmd)}", flush=True)

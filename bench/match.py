@@ -16,7 +16,11 @@ Elo error bar and the SPRT, because the two games of a pair share the opening's 
 come from an EPD file (one position a line), a PGN file (the moves of each game are the
 line; --book-plies cuts them short) or a Polyglot .bin book (a random line of --book-plies
 weighted book moves per pair, drawn from --seed, so a run can be repeated). Lines are used in
-file order and cycle when the match is longer than the file.
+file order and cycle when the match is longer than the file. --variant chess960 plays Chess960
+(python-chess sets UCI_Chess960 on both engines and sends castling as king takes rook): from
+the positions of --openings read as Chess960 (Shredder-FEN or X-FEN castling), or by default
+from one of the 960 starting arrays per pair, drawn from --seed; the PGN says Variant
+"Chess960".
 
 A match stopped part-way (Ctrl-C, kill, a lost session) goes on with the same command plus
 --resume: the games already in --out are counted, an unfinished pair is cut from it, and play
@@ -184,9 +188,11 @@ class Opening:
 
     fen: str = chess.STARTING_FEN
     moves: tuple[str, ...] = ()
+    # A Chess960 position: castling is king takes rook, and the engines get UCI_Chess960.
+    chess960: bool = False
 
     def board(self) -> chess.Board:
-        board = chess.Board(self.fen)
+        board = chess.Board(self.fen, chess960=self.chess960)
         for uci in self.moves:
             board.push_uci(uci)
         return board
@@ -686,9 +692,11 @@ class Tally:
 # --- Openings -------------------------------------------------------------------------------
 
 
-def read_openings(path: Path) -> list[str]:
+def read_openings(path: Path, chess960: bool = False) -> list[str]:
     """The positions (FENs) of an EPD file, one a line; the fields after the fourth are
-    taken as the move counters when they are numbers, and ignored otherwise."""
+    taken as the move counters when they are numbers, and ignored otherwise. With `chess960`
+    the castling field may name the rooks' files (Shredder-FEN, "HAha") or use KQkq for the
+    outermost rooks (X-FEN)."""
     fens = []
     for n, line in enumerate(path.read_text().splitlines(), 1):
         line = line.strip()
@@ -697,7 +705,7 @@ def read_openings(path: Path) -> list[str]:
         fields = line.split(";")[0].split()
         fen = " ".join(fields[:4]) + (" " + " ".join(fields[4:6]) if len(fields) >= 6 and fields[4].isdigit() else " 0 1")
         try:
-            chess.Board(fen)
+            chess.Board(fen, chess960=chess960)
         except ValueError as e:
             raise SystemExit(f"{path}:{n}: not a position: {e}") from None
         fens.append(fen)
@@ -706,16 +714,22 @@ def read_openings(path: Path) -> list[str]:
     return fens
 
 
-def read_pgn_openings(path: Path, plies: int | None = None) -> list[Opening]:
+def read_pgn_openings(path: Path, plies: int | None = None, chess960: bool = False) -> list[Opening]:
     """The main line of each game of a PGN file (from its FEN header if it has one), cut to
-    `plies` moves when given."""
+    `plies` moves when given. A game with a Variant "Chess960" header, or every game with
+    `chess960`, is a Chess960 opening: its castles are written king takes rook."""
     openings = []
     with path.open(encoding="utf-8", errors="replace") as f:
         while (game := chess.pgn.read_game(f)) is not None:
             if game.errors:
                 raise SystemExit(f"{path}: game {len(openings) + 1}: {game.errors[0]}")
-            moves = [m.uci() for m in game.mainline_moves()][:plies]
-            openings.append(Opening(game.board().fen(), tuple(moves)))
+            board = game.board()
+            as960 = chess960 or board.chess960
+            start, moves = board.fen(), []
+            for m in list(game.mainline_moves())[:plies]:
+                moves.append(board.uci(m, chess960=as960))
+                board.push(m)
+            openings.append(Opening(start, tuple(moves), as960))
     if not openings:
         raise SystemExit(f"{path}: no games")
     return openings
@@ -733,28 +747,48 @@ def polyglot_line(reader: chess.polyglot.MemoryMappedReader, rng: random.Random,
     return Opening(chess.STARTING_FEN, tuple(m.uci() for m in board.move_stack))
 
 
+def chess960_start(rng: random.Random) -> Opening:
+    """One of the 960 starting arrays, drawn by `rng`, in X-FEN (KQkq for its outer rooks)."""
+    return Opening(chess.Board.from_chess960_pos(rng.randrange(960)).fen(), chess960=True)
+
+
 class OpeningBook:
     """The opening of each pair of games. File openings are taken in order and cycle; a Polyglot
-    line is drawn from a generator seeded by (seed, pair), so pair k gets the same line whatever
-    the concurrency, and both its games get it."""
+    line, or with `chess960` and no file a Chess960 starting array, is drawn from a generator
+    seeded by (seed, pair), so pair k gets the same opening whatever the concurrency, and both
+    its games get it."""
 
-    def __init__(self, path: Path, plies: int | None = None, seed: int = 1):
+    def __init__(self, path: Path | None, plies: int | None = None, seed: int = 1, chess960: bool = False):
         self.path, self.seed = path, seed
         self.fixed: list[Opening] = []
         self.reader: chess.polyglot.MemoryMappedReader | None = None
+        self.lock = threading.Lock()  # one reader, used from the game threads
+        if path is None:
+            if not chess960:
+                raise SystemExit("no openings: give --openings, or --variant chess960 for its starting arrays")
+            if plies is not None:
+                raise SystemExit("--book-plies applies to .pgn and .bin books, not to Chess960 starting arrays")
+            return
         suffix = path.suffix.lower()
+        if suffix == ".bin" and chess960:
+            raise SystemExit(f"{path}: a Polyglot book holds lines from the standard start, not Chess960 "
+                             f"positions; with --variant chess960 give an EPD of Chess960 positions, or no "
+                             f"--openings for the 960 starting arrays")
         if suffix == ".bin":
             self.reader = chess.polyglot.open_reader(path)
             self.plies = DEFAULT_BOOK_PLIES if plies is None else plies
         elif suffix == ".pgn":
-            self.fixed = read_pgn_openings(path, plies)
+            self.fixed = read_pgn_openings(path, plies, chess960)
+            if not chess960 and any(o.chess960 for o in self.fixed):
+                raise SystemExit(f"{path}: holds Chess960 games (Variant header); play them with --variant chess960")
         else:
             if plies is not None:
                 raise SystemExit("--book-plies applies to .pgn and .bin books, not to EPD positions")
-            self.fixed = [Opening(fen) for fen in read_openings(path)]
-        self.lock = threading.Lock()  # one reader, used from the game threads
+            self.fixed = [Opening(fen, chess960=chess960) for fen in read_openings(path, chess960)]
 
     def for_pair(self, pair: int) -> Opening:
+        if self.path is None:
+            return chess960_start(random.Random(f"{self.seed}/{pair}/chess960"))
         if self.reader is None:
             return self.fixed[pair % len(self.fixed)]
         with self.lock:
@@ -921,13 +955,18 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                          "(default 20000)")
     ap.add_argument("--tc", type=TimeControl.parse, default=TimeControl(10, 0.1), help="SECONDS+INC, default 10+0.1")
     ap.add_argument("--depth", type=int, help="fixed search depth per move instead of a clock (--tc is then ignored)")
-    ap.add_argument("--openings", type=Path, default=Path(__file__).parent / "openings.epd",
+    ap.add_argument("--variant", choices=("standard", "chess960"), default="standard",
+                    help="chess960: every game is Chess960 (the engines get UCI_Chess960, castling is king "
+                         "takes rook); without --openings each pair starts from one of the 960 starting "
+                         "arrays, drawn by --seed (default standard)")
+    ap.add_argument("--openings", type=Path,
                     help="opening book: .epd (a position a line), .pgn (each game's moves) or .bin (Polyglot); "
-                         "default bench/openings.epd")
+                         "default bench/openings.epd, or with --variant chess960 the starting arrays")
     ap.add_argument("--book-plies", type=int, metavar="N",
                     help=f"plies of each book line: a .pgn line is cut to N, a .bin line is N weighted random book "
                          f"moves (default {DEFAULT_BOOK_PLIES})")
-    ap.add_argument("--seed", type=int, default=1, help="seed of the Polyglot book's random lines (default 1)")
+    ap.add_argument("--seed", type=int, default=1,
+                    help="seed of the Polyglot book's random lines and of the Chess960 starting arrays (default 1)")
     ap.add_argument("--resign", type=int, nargs=2, metavar=("COUNT", "SCORE"),
                     help="opt-in adjudication, as cutechess-cli's -resign: a side whose own score is SCORE "
                          "centipawns or more below zero for COUNT of its moves in a row loses (default off)")
@@ -951,6 +990,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                          "settings): its games are counted, and play continues with the next pair; "
                          "--games is then the total")
     args = ap.parse_args(argv)
+    if args.openings is None and args.variant == "standard":
+        args.openings = Path(__file__).parent / "openings.epd"
     if args.resume and not args.out:
         ap.error("--resume needs --out, the PGN of the match to go on with")
     if args.games is None:
@@ -992,7 +1033,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     stop_on_signals()
     sprt = Sprt(*args.sprt, model=args.sprt_model) if args.sprt else None
-    book = OpeningBook(args.openings, args.book_plies, args.seed)
+    book = OpeningBook(args.openings, args.book_plies, args.seed, args.variant == "chess960")
     options1, options2 = parse_options(args.opt1), parse_options(args.opt2)
     name1 = args.name1 or Player(args.engine1, {}).name
     name2 = args.name2 or Player(args.engine2, {}).name

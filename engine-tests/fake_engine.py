@@ -5,6 +5,7 @@ its mode (argv[1]) says otherwise:
   crash | illegal | hang
                      its third `go` exits, answers `bestmove a1a1`, or never answers
   slow               every move takes 0.2 s
+  castle             castles whenever it may (its first legal castle), else as ok
   line MOVES [SCORE] plays a given line: MOVES is a comma-separated list of UCI moves counted
                      from the game's starting position (both sides' moves, "-" for none); asked
                      for ply k it plays the k-th move if the list has one. With SCORE it sends
@@ -15,6 +16,9 @@ its mode (argv[1]) says otherwise:
                        1: engine 1 loses as White   2: engine 1 loses as Black
                        4: engine 2 loses as White   8: engine 2 loses as Black
                      so one EPD line decides both games of a pair, whatever the concurrency.
+
+It offers UCI_Chess960: when set, positions are read and moves written as Chess960 (castling
+as king takes rook).
 """
 
 import sys
@@ -33,7 +37,10 @@ elif mode == "scripted":
 
 def answer(board: chess.Board, start: chess.Board, searches: int) -> list[str]:
     """What this engine prints for its `searches`-th `go` in `board`, reached from `start`."""
-    first = "bestmove " + next(iter(board.legal_moves)).uci()
+    first = "bestmove " + board.uci(next(iter(board.legal_moves)))
+    if mode == "castle":
+        castles = [m for m in board.legal_moves if board.is_castling(m)]
+        return ["bestmove " + board.uci(castles[0])] if castles else [first]
     if mode == "line":
         ply = len(board.move_stack)
         info = [] if score is None else [f"info depth 1 score cp {score}"]
@@ -55,20 +62,24 @@ def answer(board: chess.Board, start: chess.Board, searches: int) -> list[str]:
 
 board = start = chess.Board()
 searches = 0
+chess960 = False
 for text in sys.stdin:
     words = text.split()
     if not words:
         continue
     if words[0] == "uci":
-        print(f"id name {mode if mode in ('line', 'scripted') else 'fake'}\nuciok", flush=True)
+        print(f"id name {mode if mode in ('line', 'scripted') else 'fake'}\n"
+              "option name UCI_Chess960 type check default false\nuciok", flush=True)
+    elif words[:3] == ["setoption", "name", "UCI_Chess960"]:
+        chess960 = words[-1] == "true"
     elif words[0] == "isready":
         print("readyok", flush=True)
     elif words[0] == "position":
         if words[1] == "fen":
-            board = chess.Board(" ".join(words[2:8]))
+            board = chess.Board(" ".join(words[2:8]), chess960=chess960)
             moves = words[9:]
         else:
-            board = chess.Board()
+            board = chess.Board(chess960=chess960)
             moves = words[3:]
         start = board.copy()
         for m in moves:

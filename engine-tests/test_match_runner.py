@@ -297,6 +297,81 @@ def test_polyglot_book_lines_are_weighted_seeded_and_shared_by_a_pair(capsys, tm
     assert [p[:1] for p in played] == [list(book.for_pair(k // 2).moves[:1]) for k in range(4)]
 
 
+
+def read_games(path: Path) -> list[chess.pgn.Game]:
+    with path.open() as f:
+        return list(iter(lambda: chess.pgn.read_game(f), None))
+
+
+def test_chess960_starting_arrays_are_seeded_shared_by_a_pair_and_varied(capsys, tmp_path):
+    book = match.OpeningBook(None, seed=3, chess960=True)
+    starts = [book.for_pair(k) for k in range(30)]
+    assert starts == [match.OpeningBook(None, seed=3, chess960=True).for_pair(k) for k in range(30)]
+    assert starts != [match.OpeningBook(None, seed=4, chess960=True).for_pair(k) for k in range(30)]
+    assert len({o.fen for o in starts}) > 20  # 960 arrays: a repeat in 30 draws is rare
+    for o in starts:
+        board = o.board()
+        assert o.chess960 and board.chess960 and o.moves == ()
+        assert board.castling_rights == board.rooks  # all four castles, by the outer rooks
+        assert board.board_fen().split("/")[1:7] == ["pppppppp", "8", "8", "8", "8", "PPPPPPPP"]
+    out = tmp_path / "games.pgn"
+    # fake_engine offers UCI_Chess960; python-chess sets it because the boards are Chess960.
+    run_match(capsys, "--engine1", f"{FAKE} ok", "--engine2", f"{FAKE} ok", "--variant", "chess960",
+              "--seed", "3", "--games", "4", "--tc", "5+0", "--max-plies", "6", "--out", str(out))
+    games = read_games(out)
+    assert [g.headers["Variant"] for g in games] == ["Chess960"] * 4
+    assert [g.headers["FEN"] for g in games] == [book.for_pair(k // 2).fen for k in range(4)]
+    for g in games:  # every move legal by the Chess960 rules
+        board = g.board()
+        assert board.chess960
+        for m in g.mainline_moves():
+            assert m in board.legal_moves
+            board.push(m)
+
+
+def test_chess960_castling_crosses_the_wire_as_king_takes_rook(capsys, tmp_path):
+    # King f1 and rook g1 (and f8/g8): O-O is f1g1 in Chess960, a castle that looks like a
+    # king step. Written in Shredder-FEN and in X-FEN, both read as the same position.
+    epd = tmp_path / "960.epd"
+    epd.write_text("bnrbnkrq/pppppppp/8/8/8/8/PPPPPPPP/BNRBNKRQ w GCgc - 0 1\n"
+                   "bnrbnkrq/pppppppp/8/8/8/8/PPPPPPPP/BNRBNKRQ w KQkq - 0 1\n")
+    out = tmp_path / "games.pgn"
+    run_match(capsys, "--engine1", f"{FAKE} castle", "--engine2", f"{FAKE} castle", "--variant", "chess960",
+              "--openings", str(epd), "--games", "4", "--tc", "5+0", "--max-plies", "2", "--out", str(out))
+    games = read_games(out)
+    assert len(games) == 4
+    for g in games:
+        board = g.board()
+        moves = list(g.mainline_moves())
+        assert [board.uci(m) for m in moves] == ["f1g1", "f8g8"], g
+        for m in moves:
+            assert board.is_kingside_castling(m)
+            board.push(m)
+        assert board.board_fen() == "bnrbnrkq/pppppppp/8/8/8/8/PPPPPPPP/BNRBNRKQ"
+        assert g.accept(chess.pgn.StringExporter(headers=False, comments=False)).startswith("1. O-O O-O")
+
+
+def test_chess960_refuses_what_cannot_hold_it(tmp_path):
+    bin_ = tmp_path / "book.bin"
+    write_polyglot(bin_, {"": [("e2e4", 1)]})
+    with pytest.raises(SystemExit, match="Polyglot book holds lines from the standard start"):
+        match.OpeningBook(bin_, chess960=True)
+    with pytest.raises(SystemExit, match="--book-plies applies"):
+        match.OpeningBook(None, plies=4, chess960=True)
+    pgn = tmp_path / "960.pgn"
+    pgn.write_text('[Variant "Chess960"]\n[FEN "bnrbnkrq/pppppppp/8/8/8/8/PPPPPPPP/BNRBNKRQ w GCgc - 0 1"]\n'
+                   '[SetUp "1"]\n\n1. O-O *\n')
+    with pytest.raises(SystemExit, match="play them with --variant chess960"):
+        match.OpeningBook(pgn)
+    # Read as Chess960 it is that line, the castle written king takes rook.
+    assert match.OpeningBook(pgn, chess960=True).for_pair(0).moves == ("f1g1",)
+    # The standard start's castles become king takes rook when a standard PGN is played as Chess960.
+    std = tmp_path / "std.pgn"
+    std.write_text("1. e4 e5 2. Nf3 Nc6 3. Bc4 Bc5 4. O-O *\n")
+    opening = match.OpeningBook(std, chess960=True).for_pair(0)
+    assert opening.moves[-1] == "e1h1" and opening.board().board_fen().endswith("RNBQ1RK1")
+
+
 SUMMARY = re.compile(r"summary: games=\d+ W=\d+ D=\d+ L=\d+ score=\d+\.\d% elo=[+-](\d+\.\d|inf) err=(\d+\.\d|inf) "
                      r"pentanomial=\[\d+,\d+,\d+,\d+,\d+\]( llr=-?\d+\.\d\d bounds=-?\d+\.\d\d,-?\d+\.\d\d "
                      r"result=(H0|H1|inconclusive))? illegal=\d+,\d+ timeloss=\d+,\d+ crash=\d+,\d+ "
