@@ -20,6 +20,7 @@ use super::qsearch::qsearch;
 use super::reductions::late_move_reduction;
 use super::score::{mated_in, DRAW, INFINITY, MATE_BOUND, TB_BOUND, TB_WIN};
 use super::see::loses_too_much;
+use super::singular::{singular_beta, singular_depth, verdict, Verdict};
 use super::thread::{Child, ThreadData};
 use super::tt::{find_move, pack_move, TtBound};
 use crate::chess::syzygy::TbOutcome;
@@ -126,8 +127,12 @@ pub fn search(
         return alpha;
     }
     let in_check = pos.is_check();
-    // Check extension, bounded so that perpetual checks cannot run off the ply stack.
-    if in_check && ply < MAX_PLY / 2 {
+    // A singular test searches its node again without the TT move: no TT, tablebase or
+    // early pruning there, and nothing stored, since its result is not the node's.
+    let excluded = td.excluded[ply];
+    // Check extension, bounded so that perpetual checks cannot run off the ply stack (a
+    // singular test's node has it already).
+    if in_check && ply < MAX_PLY / 2 && excluded.is_none() {
         depth += 1;
     }
     if depth <= 0 {
@@ -157,15 +162,18 @@ pub fn search(
         };
     }
 
-    let mut tt_move = 0;
     // What reverse futility and null-move pruning compare with beta: the static eval, or
     // the TT's score where its bound says the static eval is wrong in that direction. Only
     // an entry at most one ply shallower: a node cut by that pruning stores nothing, so a
     // stale shallow bound would otherwise cut it again at every later iteration (a bound of
     // depth 1 hid Morphy's mate in two until depth 10).
     let mut prune_eval = static_eval;
-    if let Some(entry) = td.shared.tt.probe(pos.key(), ply) {
-        tt_move = entry.mv;
+    let tt_entry = if excluded.is_none() {
+        td.shared.tt.probe(pos.key(), ply)
+    } else {
+        None
+    };
+    if let Some(entry) = tt_entry {
         if entry.depth >= depth - 1 {
             prune_eval = refined_eval(static_eval, entry.score, entry.bound);
         }
@@ -173,18 +181,21 @@ pub fn search(
             return entry.score;
         }
     }
+    let tt_move = tt_entry.map_or(0, |e| e.mv);
 
-    if let Some(score) = probe_tablebase(td, pos, ply) {
-        return score;
+    if excluded.is_none() {
+        if let Some(score) = probe_tablebase(td, pos, ply) {
+            return score;
+        }
+        // Internal iterative reduction: a node the TT knows no move for is searched one ply
+        // shallower; if it matters, the next iteration finds it again with a move to try
+        // first.
+        if tt_move == 0 && depth >= IIR_MIN_DEPTH {
+            depth -= 1;
+        }
     }
 
-    // Internal iterative reduction: a node the TT knows no move for is searched one ply
-    // shallower; if it matters, the next iteration finds it again with a move to try first.
-    if tt_move == 0 && depth >= IIR_MIN_DEPTH {
-        depth -= 1;
-    }
-
-    if !pv_node && !in_check && beta.abs() < MATE_BOUND {
+    if !pv_node && !in_check && beta.abs() < MATE_BOUND && excluded.is_none() {
         if let Some(score) = prune_early(td, pos, depth, beta, ply, prune_eval, raw_eval) {
             return score;
         }
@@ -197,10 +208,38 @@ pub fn search(
     if moves.is_empty() {
         return if in_check { mated_in(ply) } else { DRAW };
     }
+    if let Some(m) = excluded {
+        moves.retain(|x| *x != m);
+        // The TT move was the only move: nothing else comes close.
+        if moves.is_empty() {
+            return alpha;
+        }
+    }
     // The TT move is searched before the other children are built: when it cuts off (the
     // common case at a node the TT knows), the batch of every other child is never paid for.
     // Deeper, the captures that keep their material and the killers follow it the same way.
     let staged_tt = find_move(tt_move, &moves);
+
+    // The singular test: how far the TT move, searched first, goes deeper (or shallower).
+    let mut extension = 0;
+    if let (Some(m), Some(entry)) = (staged_tt, tt_entry) {
+        if let Some(s_beta) = singular_beta(&entry, depth, ply) {
+            td.excluded[ply] = Some(m);
+            let s_depth = singular_depth(depth);
+            let score = search(td, pos, s_depth, s_beta - 1, s_beta, ply, raw_eval);
+            td.excluded[ply] = None;
+            if td.aborted {
+                return 0;
+            }
+            let double = td.double_extended[ply];
+            let v = verdict(score, s_beta, beta, entry.score, pv_node, double);
+            td.singular.count(v);
+            match v {
+                Verdict::Extend(plies) => extension = plies,
+                Verdict::MultiCut(score) => return score,
+            }
+        }
+    }
 
     let mut buf = std::mem::take(&mut td.stack[ply]);
     buf.staged.clear();
@@ -262,7 +301,18 @@ pub fn search(
                 n += 1;
                 continue;
             }
-            let score = child_value(td, pos, &child, depth, best.alpha, beta, ply, n, in_check);
+            let at = ChildAt {
+                depth,
+                // Only the TT move, staged first, is extended.
+                extension: if n == 0 && staged_tt.is_some() {
+                    extension
+                } else {
+                    0
+                },
+                n,
+                in_check,
+            };
+            let score = child_value(td, pos, &child, at, best.alpha, beta, ply);
             if td.aborted {
                 break 'moves;
             }
@@ -321,7 +371,13 @@ pub fn search(
             {
                 continue;
             }
-            let score = child_value(td, pos, child, depth, best.alpha, beta, ply, n, in_check);
+            let at = ChildAt {
+                depth,
+                extension: 0,
+                n,
+                in_check,
+            };
+            let score = child_value(td, pos, child, at, best.alpha, beta, ply);
             if td.aborted {
                 break;
             }
@@ -348,16 +404,20 @@ pub fn search(
             }
         }
         let bound = TtBound::of(best.score, original_alpha, beta);
-        if !in_check && !best.mv.is_some_and(|m| is_noisy(&m)) {
-            learn_correction(td, pos, depth, bound, best.score, static_eval, raw_eval);
+        // A singular test has only bounded the other moves: the node keeps the entry and the
+        // corrections of its real search. (Its histories count, as any search's.)
+        if excluded.is_none() {
+            if !in_check && !best.mv.is_some_and(|m| is_noisy(&m)) {
+                learn_correction(td, pos, depth, bound, best.score, static_eval, raw_eval);
+            }
+            let packed = best
+                .mv
+                .filter(|_| bound != TtBound::Upper)
+                .map_or(0, |m| pack_move(&m));
+            td.shared
+                .tt
+                .store(pos.key(), packed, best.score, depth, bound, ply);
         }
-        let packed = best
-            .mv
-            .filter(|_| bound != TtBound::Upper)
-            .map_or(0, |m| pack_move(&m));
-        td.shared
-            .tt
-            .store(pos.key(), packed, best.score, depth, bound, ply);
     }
     td.stack[ply] = buf;
     if td.aborted {
@@ -398,25 +458,34 @@ impl Best {
     }
 }
 
-/// The value of `child`, move number `n` (0-based, in search order) of the node `pos` of
-/// `depth` (`in_check`: the node is in check), from the node's point of view.
-#[allow(clippy::too_many_arguments)]
+/// Where a child stands in its node: the node's depth, the child's extension (plies more,
+/// or fewer), its move number `n` (0-based, in search order), and whether the node is in
+/// check.
+#[derive(Clone, Copy)]
+struct ChildAt {
+    depth: i32,
+    extension: i32,
+    n: usize,
+    in_check: bool,
+}
+
+/// The value of `child` of the node `pos`, from the node's point of view.
 fn child_value(
     td: &mut ThreadData,
     pos: &Position,
     child: &Child,
-    depth: i32,
+    at: ChildAt,
     alpha: i32,
     beta: i32,
     ply: usize,
-    n: usize,
-    in_check: bool,
 ) -> i32 {
     td.moved[ply] = Some(piece_to(pos.turn(), &child.mv));
-    if depth == 1 {
+    td.double_extended[ply + 1] = td.double_extended[ply] + u8::from(at.extension >= 2);
+    if at.depth == 1 {
         frontier_value(td, child, alpha, beta, ply)
     } else {
-        search_child(td, child, depth - 1, alpha, beta, ply, n, in_check)
+        let new_depth = at.depth - 1 + at.extension;
+        search_child(td, child, new_depth, alpha, beta, ply, at.n, at.in_check)
     }
 }
 
@@ -463,6 +532,7 @@ fn prune_early(
     td.history.push(pos.key());
     td.null_moved[ply + 1] = true;
     td.moved[ply] = None;
+    td.double_extended[ply + 1] = td.double_extended[ply];
     let score = -search(
         td,
         &null,
@@ -857,5 +927,52 @@ mod tests {
         assert!(skip_quiet(1, 2, -200, 0));
         assert!(!skip_quiet(1, 2, -199, 0));
         assert!(!skip_quiet(1, 3, -250, 0));
+    }
+
+    /// Searches `fen` at `depth` (ply 2, window `window`) with the TT holding `tt` (uci) as
+    /// a lower bound of `score` from `tt_depth`; the thread's singular tally.
+    fn singular_run(
+        fen: &str,
+        tt: &str,
+        score: i32,
+        tt_depth: i32,
+        depth: i32,
+        window: (i32, i32),
+    ) -> crate::search::singular::Tally {
+        let shared = material();
+        let control = Control::new(Clock::new(TimeBudget::default(), false), None);
+        let pos = Position::from_fen(fen).expect("valid test FEN");
+        let m = pos.parse_uci_move(tt).expect("a legal TT move");
+        shared
+            .tt
+            .store(pos.key(), pack_move(&m), score, tt_depth, TtBound::Lower, 2);
+        let mut td = ThreadData::new(&shared, &control, 0, KeyHistory::new());
+        search(&mut td, &pos, depth, window.0, window.1, 2, 0);
+        td.singular
+    }
+
+    #[test]
+    fn a_forced_recapture_is_singular_and_extended() {
+        // In check from an undefended queen: Kxd2 keeps a rook up, Kf1 (the only other move)
+        // leaves a queen for a rook.
+        let fen = "4k3/8/8/8/8/8/3q4/4K2R w - - 0 1";
+        // At a PV node: one ply more.
+        let pv = singular_run(fen, "e1d2", 500, 6, 8, (0, 1000));
+        assert_eq!((pv.extended, pv.doubled), (1, 0), "{pv:?}");
+        // At a non-PV node it falls far short: two plies more.
+        let non_pv = singular_run(fen, "e1d2", 500, 6, 8, (600, 601));
+        assert_eq!((non_pv.extended, non_pv.doubled), (0, 1), "{non_pv:?}");
+        // A TT entry from too shallow a search is no candidate.
+        let shallow = singular_run(fen, "e1d2", 500, 4, 8, (0, 1000));
+        assert_eq!(shallow.tests, 0, "{shallow:?}");
+    }
+
+    #[test]
+    fn two_moves_above_beta_cut_the_node() {
+        // Black's hanging rook on a8 and queen on h8 can both be taken: with a TT entry for
+        // Rxa8 above beta, the test finds Qxh8 (or Rxa8) too, and the node is cut.
+        let fen = "r3k2q/8/8/8/8/8/8/R3K2Q w - - 0 1";
+        let t = singular_run(fen, "h1h8", 900, 6, 8, (99, 100));
+        assert_eq!(t.cut, 1, "{t:?}");
     }
 }

@@ -21,6 +21,7 @@ pub mod report;
 pub mod root;
 pub mod score;
 pub mod see;
+pub mod singular;
 pub mod thread;
 pub mod time;
 pub mod tt;

@@ -126,6 +126,19 @@ pub const SEE_PRUNE_MAX_DEPTH: i32 = 8;
 pub const SEE_QUIET_MARGIN: i32 = 64;
 pub const SEE_NOISY_MARGIN: i32 = 19;
 
+/// Singular extensions ([`super::singular`]): at a node of depth ≥ `SE_MIN_DEPTH` whose TT
+/// entry is a lower or exact bound from at least `depth − SE_TT_DEPTH_SLACK`, the other
+/// moves are searched to `(depth − 1) / 2` against `tt score − SE_MARGIN × depth`. The TT
+/// move is extended by two plies instead of one at a non-PV node where they stay more than
+/// `SE_DOUBLE_MARGIN` below, at most `SE_DOUBLE_LIMIT` times on one path. Patch 0016 played
+/// depth 6 and 2 cp a ply, which grew the depth-12 bench from 8.1 M nodes to 22.6 M and lost
+/// (−6.4 ± 26.5); this is its retune: from depth 8, as Ethereal, at 4 cp a ply.
+pub const SE_MIN_DEPTH: i32 = 8;
+pub const SE_TT_DEPTH_SLACK: i32 = 3;
+pub const SE_MARGIN: i32 = 4;
+pub const SE_DOUBLE_MARGIN: i32 = 20;
+pub const SE_DOUBLE_LIMIT: u8 = 6;
+
 /// Quiescence delta pruning: a capture that cannot lift stand-pat + victim + margin to alpha is
 /// skipped before its child is even built.
 pub const DELTA_MARGIN: i32 = 200;

@@ -67,6 +67,12 @@ pub struct ThreadData<'a> {
     /// `moved[ply]`: the (piece, destination) of the move being searched at `ply`; `None`
     /// while a null move is.
     pub moved: Vec<Option<usize>>,
+    /// `excluded[ply]`: the TT move a singular test at `ply` searches the node without.
+    pub excluded: Vec<Option<Move>>,
+    /// `double_extended[ply]`: double singular extensions on the path to `ply`.
+    pub double_extended: Vec<u8>,
+    /// The singular tests' verdicts so far.
+    pub singular: super::singular::Tally,
     eval_scratch: CacheScratch,
     scores: Vec<f32>,
     /// Whether nodes stage their good captures and killers (scored one at a time) before the
@@ -163,6 +169,9 @@ impl<'a> ThreadData<'a> {
             quiet_history: tables.quiet,
             cont_history: tables.cont,
             moved: vec![None; MAX_PLY + 1],
+            excluded: vec![None; MAX_PLY + 1],
+            double_extended: vec![0; MAX_PLY + 1],
+            singular: Default::default(),
             static_evals: vec![None; MAX_PLY + 1],
             eval_scratch: CacheScratch::default(),
             scores: Vec::with_capacity(256),
