@@ -930,7 +930,8 @@ mod tests {
     }
 
     /// Searches `fen` at `depth` (ply 2, window `window`) with the TT holding `tt` (uci) as
-    /// a lower bound of `score` from `tt_depth`; the thread's singular tally.
+    /// a lower bound of `score` from `tt_depth`; the thread's singular tally, and the
+    /// length of the principal variation it found.
     fn singular_run(
         fen: &str,
         tt: &str,
@@ -938,7 +939,7 @@ mod tests {
         tt_depth: i32,
         depth: i32,
         window: (i32, i32),
-    ) -> crate::search::singular::Tally {
+    ) -> (crate::search::singular::Tally, usize) {
         let shared = material();
         let control = Control::new(Clock::new(TimeBudget::default(), false), None);
         let pos = Position::from_fen(fen).expect("valid test FEN");
@@ -948,7 +949,7 @@ mod tests {
             .store(pos.key(), pack_move(&m), score, tt_depth, TtBound::Lower, 2);
         let mut td = ThreadData::new(&shared, &control, 0, KeyHistory::new());
         search(&mut td, &pos, depth, window.0, window.1, 2, 0);
-        td.singular
+        (td.singular, td.pv[2].len())
     }
 
     #[test]
@@ -957,14 +958,17 @@ mod tests {
         // leaves a queen for a rook.
         let fen = "4k3/8/8/8/8/8/3q4/4K2R w - - 0 1";
         // At a PV node: one ply more.
-        let pv = singular_run(fen, "e1d2", 500, 6, 8, (0, 1000));
+        let (pv, pv_reach) = singular_run(fen, "e1d2", 500, 6, 8, (0, 1000));
         assert_eq!((pv.extended, pv.doubled), (1, 0), "{pv:?}");
         // At a non-PV node it falls far short: two plies more.
-        let non_pv = singular_run(fen, "e1d2", 500, 6, 8, (600, 601));
+        let (non_pv, _) = singular_run(fen, "e1d2", 500, 6, 8, (600, 601));
         assert_eq!((non_pv.extended, non_pv.doubled), (0, 1), "{non_pv:?}");
         // A TT entry from too shallow a search is no candidate.
-        let shallow = singular_run(fen, "e1d2", 500, 4, 8, (0, 1000));
+        let (shallow, reach) = singular_run(fen, "e1d2", 500, 4, 8, (0, 1000));
         assert_eq!(shallow.tests, 0, "{shallow:?}");
+        // And the extension is searched: the TT move's line goes a ply deeper than without
+        // it (a null window's search fails low here and leaves no line to measure).
+        assert_eq!(pv_reach, reach + 1, "{pv_reach} against {reach}");
     }
 
     #[test]
@@ -972,7 +976,7 @@ mod tests {
         // Black's hanging rook on a8 and queen on h8 can both be taken: with a TT entry for
         // Rxa8 above beta, the test finds Qxh8 (or Rxa8) too, and the node is cut.
         let fen = "r3k2q/8/8/8/8/8/8/R3K2Q w - - 0 1";
-        let t = singular_run(fen, "h1h8", 900, 6, 8, (99, 100));
+        let (t, _) = singular_run(fen, "h1h8", 900, 6, 8, (99, 100));
         assert_eq!(t.cut, 1, "{t:?}");
     }
 }
