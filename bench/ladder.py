@@ -6,9 +6,9 @@
 
 Each level is one `bench/match.py` match (Cerise as engine 1, 10+0.1 unless --tc says otherwise,
 `bench/openings.epd` paired, or with --variant chess960 the 960 starting arrays) against
-Stockfish with UCI_LimitStrength=true, UCI_Elo=LEVEL, Threads=1 and Hash=16. Its log and PGN go to bench/results/ladder-<tag>-sf<LEVEL>.{log,pgn}; a
-level whose log already ends in a summary line is not played again, so a killed ladder resumes
-where it stopped. The last lines give, per level, W/D/L, the score and Cerise's rating on that
+Stockfish with UCI_LimitStrength=true, UCI_Elo=LEVEL, Threads=1 and Hash=16. Its log and PGN
+go to bench/results/ladder-<tag>-sf<LEVEL>.{log,pgn}; a level whose log already ends in a
+summary line is not played again, so a killed ladder resumes where it stopped. The last lines give, per level, W/D/L, the score and Cerise's rating on that
 level's scale (LEVEL + the Elo difference, with its 95% margin), then one estimate: the
 inverse-variance weighted mean of the levels whose score lies strictly between 0 and 100%
 (a 0% or 100% level says only that Cerise is far below or above it).

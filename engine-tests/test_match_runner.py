@@ -90,6 +90,11 @@ def run_match(capsys, *args: str) -> tuple[list[str], dict[str, str]]:
     return lines, dict(f.split("=", 1) for f in lines[-1].split()[1:])
 
 
+def read_games(path: Path) -> list[chess.pgn.Game]:
+    with path.open() as f:
+        return list(iter(lambda: chess.pgn.read_game(f), None))
+
+
 def scripted_openings(tmp_path: Path) -> Path:
     epd = tmp_path / "scripted.epd"
     epd.write_text("".join(f"{STARTPOS} {mask + 1}\n" for mask in SCRIPT_MASKS))
@@ -170,8 +175,7 @@ def test_sprt_stops_when_decided(capsys, tmp_path, engines, result, wins, concur
     assert summary["bounds"] == f"{lower:.2f},{upper:.2f}"
     assert summary["illegal"] == ("0," if wins else "") + str(2 * pairs) + ("" if wins else ",0")
     assert len([l for l in lines if l.startswith("game ")]) == 2 * pairs
-    with (tmp_path / "sprt.pgn").open() as f:
-        assert sum(1 for _ in iter(lambda: chess.pgn.read_game(f), None)) == 2 * pairs
+    assert len(read_games(tmp_path / "sprt.pgn")) == 2 * pairs
 
 
 def test_concurrency_gives_the_same_counts_in_the_same_order(capsys, tmp_path):
@@ -183,8 +187,7 @@ def test_concurrency_gives_the_same_counts_in_the_same_order(capsys, tmp_path):
                                    "--engine2", f"{SCRIPTED} 2", "--name2", "two",
                                    "--games", str(2 * len(SCRIPT_MASKS)), "--tc", "5+0", "--max-plies", "4",
                                    "--openings", str(epd), "--concurrency", str(n), "--out", str(out))
-        with out.open() as f:
-            pgn = [(g.headers["Round"], g.headers["Result"]) for g in iter(lambda: chess.pgn.read_game(f), None)]
+        pgn = [(g.headers["Round"], g.headers["Result"]) for g in read_games(out)]
         games, pairs = ([l for l in lines if l.startswith(word)] for word in ("game ", "pairs "))
         runs[n] = games, summary, pgn, pairs
     assert runs[1] == runs[2]
@@ -216,8 +219,7 @@ def test_a_resumed_match_counts_its_games_and_ends_as_an_uninterrupted_one(capsy
         assert lines[0] == "resuming: 6 games already in " + str(part) + " (one: +3 =3 -0)", lines[0]  # pairs DD, WD, WW
         assert [l for l in lines if l.startswith("game ")][0].startswith(f"game   7/{total}:"), lines
         assert summary == expected
-        with part.open() as f:
-            rounds = [g.headers["Round"] for g in iter(lambda: chess.pgn.read_game(f), None)]
+        rounds = [g.headers["Round"] for g in read_games(part)]
         assert rounds == [str(g) for g in range(1, total + 1)]
 
 
@@ -252,10 +254,7 @@ def test_pgn_openings_are_played_from_their_moves(capsys, tmp_path):
     lines, summary = run_match(capsys, "--engine1", f"{FAKE} ok", "--engine2", f"{FAKE} ok", "--games", "4",
                                "--tc", "5+0", "--max-plies", "2", "--openings", str(book), "--book-plies", "3",
                                "--out", str(out))
-    games = []
-    with out.open() as f:
-        while (g := chess.pgn.read_game(f)) is not None:
-            games.append(g)
+    games = read_games(out)
     assert len(games) == 4 and summary["games"] == "4"
     first = [[m.uci() for m in g.mainline_moves()] for g in games]
     # Cut to 3 plies, the same line for both games of a pair, then 2 plies of the engines.
@@ -292,15 +291,9 @@ def test_polyglot_book_lines_are_weighted_seeded_and_shared_by_a_pair(capsys, tm
     out = tmp_path / "games.pgn"
     run_match(capsys, "--engine1", f"{FAKE} ok", "--engine2", f"{FAKE} ok", "--games", "4", "--tc", "5+0",
               "--max-plies", "2", "--openings", str(bin_), "--book-plies", "1", "--seed", "7", "--out", str(out))
-    with out.open() as f:
-        played = [[m.uci() for m in g.mainline_moves()] for g in iter(lambda: chess.pgn.read_game(f), None)]
+    played = [[m.uci() for m in g.mainline_moves()] for g in read_games(out)]
     assert [p[:1] for p in played] == [list(book.for_pair(k // 2).moves[:1]) for k in range(4)]
 
-
-
-def read_games(path: Path) -> list[chess.pgn.Game]:
-    with path.open() as f:
-        return list(iter(lambda: chess.pgn.read_game(f), None))
 
 
 def test_chess960_starting_arrays_are_seeded_shared_by_a_pair_and_varied(capsys, tmp_path):

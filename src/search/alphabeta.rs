@@ -303,12 +303,9 @@ pub fn search(
             }
             let at = ChildAt {
                 depth,
-                // Only the TT move, staged first, is extended.
-                extension: if n == 0 && staged_tt.is_some() {
-                    extension
-                } else {
-                    0
-                },
+                // Only the TT move, staged first, is extended (a node without one has no
+                // singular test, and `extension` stays 0).
+                extension: if n == 0 { extension } else { 0 },
                 n,
                 in_check,
             };
