@@ -37,6 +37,7 @@ pub(super) fn shipped(name: &str) -> NetFile {
 /// Every shipped MLP net in nets/: all three forms, four widths.
 fn shipped_nets() -> Vec<(&'static str, NetFile)> {
     [
+        "cerise-persp-256-a3fe2e51a962",
         "cerise-persp-256-9d672b8e6100",
         "cerise-persp-256-771c2ac8a3b7",
         "cerise-persp-256-d1b349aab251",
@@ -373,6 +374,7 @@ fn score_bits(eval: &NativeEvaluator, calls: &[(CompactBoard, Vec<CompactBoard>)
 /// baseline code is checked on a CPU without AVX2 too, and each set against the other
 /// where a CPU has both.
 const RECORDED_BITS: &[(&str, u64)] = &[
+    ("cerise-persp-256-a3fe2e51a962", 0x9baf_fd8d_1963_6b4f),
     ("cerise-persp-256-9d672b8e6100", 0x1113_194b_d314_c922),
     ("cerise-persp-256-771c2ac8a3b7", 0x8a40_0e52_bc3f_95fa),
     ("cerise-persp-256-d1b349aab251", 0x45dc_5c12_d922_5476),
@@ -496,6 +498,7 @@ fn int8_incremental_scores_equal_scores_from_scratch_bit_for_bit() {
 
 /// FNV-1a of every int8 score on [`search_like_calls`], as [`RECORDED_BITS`] for f32.
 const RECORDED_INT8_BITS: &[(&str, u64)] = &[
+    ("cerise-persp-256-a3fe2e51a962", 0x40b3_2ac9_f8c5_bcbc),
     ("cerise-persp-256-9d672b8e6100", 0x4d45_3dbf_5a5e_8e72),
     ("cerise-persp-256-771c2ac8a3b7", 0x7b5f_3633_3b97_d90b),
     ("cerise-persp-256-d1b349aab251", 0xa327_aa57_80a3_9dbb),
