@@ -114,6 +114,10 @@ pub struct TrainConfig {
     pub triplet_weight: f64,
     /// Self-play: plies at the start of every game left out.
     pub skip_plies: u32,
+    /// Self-play: when set, each file's games lose its own random plies (its header's
+    /// `random plies`) and this many more, in place of `skip_plies`; 8 keeps files of 8
+    /// random plies as `skip_plies = 16` does, and lets a file of 2 keep plies 10 on.
+    pub skip_after_random: Option<u32>,
     /// Self-play: per mille of games held out for validation (the same games of a file in
     /// every run: `valid` usually names the same file as `train`).
     pub valid_permille: u32,
@@ -161,6 +165,7 @@ impl Default for TrainConfig {
             value_scale: 400.0,
             triplet_weight: 0.1,
             skip_plies: 16,
+            skip_after_random: None,
             valid_permille: 50,
             init: None,
         }

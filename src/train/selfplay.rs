@@ -3,7 +3,11 @@
 //! file larger than memory trains as well as a small one.
 //!
 //! Filters (each record is checked once, when the set is opened):
-//! - the first `skip_plies` plies of a game (random moves and their aftermath);
+//! - the first `skip_plies` plies of a game (random moves and their aftermath), or, with
+//!   `skip_after_random`, the file's own random plies and that many more: files made with
+//!   different `--random-plies` then lose the same number of searched plies, so a file of
+//!   Chess960 starts with few random plies gives the net the opening positions that a fixed
+//!   count would leave out;
 //! - positions whose side to move is in check (the search resolves them; a static eval
 //!   should not learn them);
 //! - positions whose best move is a capture or a promotion (an exchange in progress, which
@@ -20,6 +24,8 @@ use std::path::PathBuf;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Filter {
     pub skip_plies: u32,
+    /// When set, replaces `skip_plies` file by file: the header's random plies plus this.
+    pub skip_after_random: Option<u32>,
     /// Per mille of games held out for validation.
     pub valid_permille: u32,
 }
@@ -49,9 +55,17 @@ pub fn is_valid_game(seed: u64, game: u32, permille: u32) -> bool {
     mix64(mix64(seed) ^ u64::from(game)) % 1000 < u64::from(permille)
 }
 
-/// Why `r` is filtered out, if it is.
-fn rejection(r: &SelfPlayRecord, filter: &Filter) -> Option<fn(&mut Dropped)> {
-    if u32::from(r.ply) < filter.skip_plies {
+impl Filter {
+    /// The plies left out at the start of every game of a file made with `random_plies`.
+    pub fn skipped_plies(&self, random_plies: u32) -> u32 {
+        self.skip_after_random
+            .map_or(self.skip_plies, |k| random_plies.saturating_add(k))
+    }
+}
+
+/// Why `r` is filtered out, if it is; `skip` is its file's [`Filter::skipped_plies`].
+fn rejection(r: &SelfPlayRecord, skip: u32) -> Option<fn(&mut Dropped)> {
+    if u32::from(r.ply) < skip {
         return Some(|d| d.early += 1);
     }
     let board = &r.board;
@@ -92,13 +106,14 @@ impl SelfPlaySet {
                 )
             })?;
             let seed = reader.header().seed;
+            let skip = filter.skipped_plies(reader.header().random_plies);
             starts.push(total);
             let mut index = total;
             while reader.read_batch(1 << 16, &mut batch)? > 0 {
                 for r in &batch {
                     if is_valid_game(seed, r.game, filter.valid_permille) != valid {
                         dropped.other_split += 1;
-                    } else if let Some(count) = rejection(r, filter) {
+                    } else if let Some(count) = rejection(r, skip) {
                         count(&mut dropped);
                     } else {
                         picked.push(index);
@@ -108,7 +123,7 @@ impl SelfPlaySet {
             }
             reader.seek(0)?;
             on_file(&format!(
-                "{}: {} positions, {} kept so far",
+                "{}: {} positions, {} kept so far (first {skip} plies of each game left out)",
                 path.display(),
                 reader.len(),
                 picked.len()
@@ -118,7 +133,8 @@ impl SelfPlaySet {
         }
         ensure!(
             !picked.is_empty(),
-            "no {} positions pass the filters in {} (skip_plies {}, valid_permille {})",
+            "no {} positions pass the filters in {} (skip_plies {}, skip_after_random {:?}, \
+             valid_permille {})",
             if valid { "validation" } else { "training" },
             paths
                 .iter()
@@ -126,6 +142,7 @@ impl SelfPlaySet {
                 .collect::<Vec<_>>()
                 .join(", "),
             filter.skip_plies,
+            filter.skip_after_random,
             filter.valid_permille
         );
         Ok(SelfPlaySet {
@@ -148,5 +165,63 @@ impl Records for SelfPlaySet {
         let global = self.picked[index as usize];
         let file = self.starts.partition_point(|&s| s <= global) - 1;
         self.readers[file].get(global - self.starts[file])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::selfplay::header::selfplay_header;
+    use crate::data::selfplay::{Outcome, SelfPlayAppender, SelfPlayHeader};
+    use crate::data::testing::temp_dir;
+    use shakmaty::uci::UciMove;
+    use shakmaty::{Chess, Position};
+    use std::path::Path;
+
+    /// A file of one 30-ply game of quiet moves (the king's knights out and back), as if
+    /// made with `random_plies` random plies.
+    fn one_game(path: &Path, random_plies: u32) {
+        let header = SelfPlayHeader {
+            random_plies,
+            ..selfplay_header()
+        };
+        let (mut out, _) = SelfPlayAppender::open(path, header).unwrap();
+        let mut pos = Chess::default();
+        let cycle = ["g1f3", "g8f6", "f3g1", "f6g8"];
+        for ply in 0..30u16 {
+            let uci: UciMove = cycle[usize::from(ply) % 4].parse().unwrap();
+            let m = uci.to_move(&pos).unwrap();
+            out.push(&SelfPlayRecord::new(&pos, 0, &m, ply, Outcome::Draw, 0));
+            pos.play_unchecked(m);
+        }
+        out.commit().unwrap();
+    }
+
+    fn kept(paths: &[PathBuf], filter: &Filter) -> (u64, u64) {
+        let set = SelfPlaySet::open(paths, filter, false, &mut |_| {}).unwrap();
+        (set.count(), set.dropped.early)
+    }
+
+    #[test]
+    fn skip_after_random_counts_from_each_files_own_random_plies() {
+        let dir = temp_dir("skip-after-random");
+        let (eight, two) = (dir.join("eight.self"), dir.join("two.self"));
+        one_game(&eight, 8);
+        one_game(&two, 2);
+        let fixed = Filter {
+            skip_plies: 16,
+            skip_after_random: None,
+            valid_permille: 0,
+        };
+        assert_eq!(kept(std::slice::from_ref(&eight), &fixed), (14, 16));
+        assert_eq!(kept(std::slice::from_ref(&two), &fixed), (14, 16));
+        let after = Filter {
+            skip_after_random: Some(8),
+            ..fixed
+        };
+        assert_eq!(kept(std::slice::from_ref(&eight), &after), (14, 16));
+        assert_eq!(kept(std::slice::from_ref(&two), &after), (20, 10));
+        assert_eq!(kept(&[eight, two], &after), (34, 26));
+        let _ = std::fs::remove_dir_all(dir);
     }
 }

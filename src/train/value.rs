@@ -296,6 +296,7 @@ impl ValueObjective {
     pub(super) fn filter(config: &TrainConfig) -> Filter {
         Filter {
             skip_plies: config.skip_plies,
+            skip_after_random: config.skip_after_random,
             valid_permille: config.valid_permille,
         }
     }
@@ -450,14 +451,17 @@ impl Objective for ValueObjective {
         };
         format!(
             "value objective on self-play ({} K={} cp){mix}, {:?} {} l2={} batch={}, \
-             skip_plies={}, data {data}",
+             {}, data {data}",
             config.lambda_description(),
             self.scale,
             config.optimiser,
             config.lr_description(),
             config.l2,
             config.batch,
-            config.skip_plies
+            config.skip_after_random.map_or_else(
+                || format!("skip_plies={}", config.skip_plies),
+                |k| format!("skip_after_random={k}")
+            )
         )
     }
 
