@@ -34,9 +34,15 @@ import chess
 import chess.engine
 import chess.pgn
 
+from ladder import find_stockfish
+
 SCORE = re.compile(r"^\s*([+-]?\d+(?:\.\d+)?|[+-]?M\d+)/\d+")
 CLAMP = 10.0
 BANDS = ((1, 10), (11, 20), (21, 30), (31, 40), (41, 60), (61, 10_000))
+
+
+def clamp(pawns):
+    return max(-CLAMP, min(CLAMP, pawns))
 
 
 def comment_score(comment):
@@ -47,7 +53,7 @@ def comment_score(comment):
     s = m.group(1)
     if "M" in s:
         return -CLAMP if s.startswith("-") else CLAMP
-    return max(-CLAMP, min(CLAMP, float(s)))
+    return clamp(float(s))
 
 
 def expected(pawns):
@@ -92,7 +98,7 @@ def judge_pgn(path, args, engine):
                 sf = info["score"].pov(side).score(mate_score=100_000) / 100
                 rows.append({
                     "game": games, "ply": ply, "result": game.headers.get("Result", "*"),
-                    "own": own, "stockfish": max(-CLAMP, min(CLAMP, sf)), "fen": board.fen(),
+                    "own": own, "stockfish": clamp(sf), "fen": board.fen(),
                 })
             print(f"{path}: game {games}, {len(rows)} positions", file=sys.stderr, flush=True)
     return rows
@@ -124,16 +130,16 @@ def main(argv=None):
     ap.add_argument("--name", default="Cerise", help="the judged engine's name tag prefix (Cerise)")
     ap.add_argument("--depth", type=int, default=16, help="Stockfish's depth a position (16)")
     ap.add_argument("--plies", type=parse_plies, default=(10, 60), help="LO-HI, the plies judged (10-60)")
-    ap.add_argument("--stockfish", default="stockfish", help="Stockfish's command (stockfish)")
+    ap.add_argument("--stockfish",
+                    help="Stockfish's command (default: stockfish on PATH, or /usr/games/stockfish)")
     ap.add_argument("--hash", type=int, default=64, help="Stockfish's hash in MiB (64)")
     ap.add_argument("--out", help="write every judged position to this JSON file")
     args = ap.parse_args(argv)
     if args.depth < 1:
         ap.error("--depth must be at least 1")
-    exe = shutil.which(args.stockfish) or shutil.which("/usr/games/" + args.stockfish)
+    exe = shutil.which(args.stockfish) if args.stockfish else find_stockfish(None)
     if exe is None:
-        ap.error(f"cannot find {args.stockfish!r}; install it (apt-get install stockfish) "
-                 "or give its path with --stockfish")
+        ap.error(f"cannot find {args.stockfish!r}; give a command on PATH or a path with --stockfish")
     for path in args.pgn:
         try:
             open(path, encoding="utf-8").close()
