@@ -118,6 +118,11 @@ pub struct TrainConfig {
     /// `random plies`) and this many more, in place of `skip_plies`; 8 keeps files of 8
     /// random plies as `skip_plies = 16` does, and lets a file of 2 keep plies 10 on.
     pub skip_after_random: Option<u32>,
+    /// Self-play: plies left out of every game of the named files, in place of the rule
+    /// above for them alone (a file of Chess960 starts with 2 random plies can keep its
+    /// opening from ply 2 while every older file keeps losing 16). Each key must be one of
+    /// `train`, `train_more` or `valid`.
+    pub skip_plies_by_file: std::collections::BTreeMap<PathBuf, u32>,
     /// Self-play: per mille of games held out for validation (the same games of a file in
     /// every run: `valid` usually names the same file as `train`).
     pub valid_permille: u32,
@@ -166,6 +171,7 @@ impl Default for TrainConfig {
             triplet_weight: 0.1,
             skip_plies: 16,
             skip_after_random: None,
+            skip_plies_by_file: std::collections::BTreeMap::new(),
             valid_permille: 50,
             init: None,
         }
@@ -296,6 +302,15 @@ impl TrainConfig {
                 bail!("invalid training config: {msg}");
             }
         }
+        let named =
+            |p: &PathBuf| *p == self.train || *p == self.valid || self.train_more.contains(p);
+        if let Some(stray) = self.skip_plies_by_file.keys().find(|p| !named(p)) {
+            bail!(
+                "invalid training config: skip_plies_by_file names {}, which is not train, \
+                 valid or in train_more; write the path as those keys do",
+                stray.display()
+            );
+        }
         Ok(())
     }
 
@@ -326,6 +341,20 @@ mod tests {
         let again = TrainConfig::from_toml_str(&c.to_toml().expect("serialises"), "again")
             .expect("round trip");
         assert_eq!(again, c);
+    }
+
+    #[test]
+    fn skip_plies_by_file_round_trips_and_must_name_a_trained_file() {
+        let text = "train = \"a.self\"\ntrain_more = [\"b.self\"]\n\
+                    [skip_plies_by_file]\n\"b.self\" = 2\n";
+        let c = TrainConfig::from_toml_str(text, "t").expect("valid config");
+        assert_eq!(c.skip_plies_by_file.get(Path::new("b.self")), Some(&2));
+        let again = TrainConfig::from_toml_str(&c.to_toml().expect("serialises"), "again")
+            .expect("round trip");
+        assert_eq!(again, c);
+        let typo = text.replace("\"b.self\" = 2", "\"c.self\" = 2");
+        let err = TrainConfig::from_toml_str(&typo, "t").unwrap_err();
+        assert!(format!("{err:#}").contains("c.self"), "{err:#}");
     }
 
     #[test]

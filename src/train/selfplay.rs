@@ -7,7 +7,7 @@
 //!   `skip_after_random`, the file's own random plies and that many more: files made with
 //!   different `--random-plies` then lose the same number of searched plies, so a file of
 //!   Chess960 starts with few random plies gives the net the opening positions that a fixed
-//!   count would leave out;
+//!   count would leave out; a file named in `by_file` loses its own count instead;
 //! - positions whose side to move is in check (the search resolves them; a static eval
 //!   should not learn them);
 //! - positions whose best move is a capture or a promotion (an exchange in progress, which
@@ -18,14 +18,16 @@ use crate::data::rng::mix64;
 use crate::data::selfplay::{SelfPlayReader, SelfPlayRecord};
 use anyhow::{ensure, Context, Result};
 use shakmaty::Role;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Which positions of the files a set takes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Filter {
     pub skip_plies: u32,
     /// When set, replaces `skip_plies` file by file: the header's random plies plus this.
     pub skip_after_random: Option<u32>,
+    /// Plies left out of each game of these files, in place of both rules above.
+    pub by_file: Vec<(PathBuf, u32)>,
     /// Per mille of games held out for validation.
     pub valid_permille: u32,
 }
@@ -56,8 +58,11 @@ pub fn is_valid_game(seed: u64, game: u32, permille: u32) -> bool {
 }
 
 impl Filter {
-    /// The plies left out at the start of every game of a file made with `random_plies`.
-    pub fn skipped_plies(&self, random_plies: u32) -> u32 {
+    /// The plies left out at the start of every game of `path`, made with `random_plies`.
+    pub fn skipped_plies(&self, path: &Path, random_plies: u32) -> u32 {
+        if let Some((_, n)) = self.by_file.iter().find(|(p, _)| p == path) {
+            return *n;
+        }
         self.skip_after_random
             .map_or(self.skip_plies, |k| random_plies.saturating_add(k))
     }
@@ -106,7 +111,7 @@ impl SelfPlaySet {
                 )
             })?;
             let seed = reader.header().seed;
-            let skip = filter.skipped_plies(reader.header().random_plies);
+            let skip = filter.skipped_plies(path, reader.header().random_plies);
             starts.push(total);
             let mut index = total;
             while reader.read_batch(1 << 16, &mut batch)? > 0 {
@@ -211,17 +216,24 @@ mod tests {
         let fixed = Filter {
             skip_plies: 16,
             skip_after_random: None,
+            by_file: Vec::new(),
             valid_permille: 0,
         };
         assert_eq!(kept(std::slice::from_ref(&eight), &fixed), (14, 16));
         assert_eq!(kept(std::slice::from_ref(&two), &fixed), (14, 16));
         let after = Filter {
             skip_after_random: Some(8),
-            ..fixed
+            ..fixed.clone()
         };
         assert_eq!(kept(std::slice::from_ref(&eight), &after), (14, 16));
         assert_eq!(kept(std::slice::from_ref(&two), &after), (20, 10));
-        assert_eq!(kept(&[eight, two], &after), (34, 26));
+        assert_eq!(kept(&[eight.clone(), two.clone()], &after), (34, 26));
+        // The file named alone keeps its plies from 2 on; the other keeps the rule.
+        let named = Filter {
+            by_file: vec![(two.clone(), 2)],
+            ..after
+        };
+        assert_eq!(kept(&[eight, two], &named), (42, 18));
         let _ = std::fs::remove_dir_all(dir);
     }
 }
