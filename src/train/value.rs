@@ -463,10 +463,7 @@ impl Objective for ValueObjective {
             config.lr_description(),
             config.l2,
             config.batch,
-            config.skip_after_random.map_or_else(
-                || format!("skip_plies={}", config.skip_plies),
-                |k| format!("skip_after_random={k}")
-            )
+            skip_description(config)
         )
     }
 
@@ -580,4 +577,17 @@ impl Objective for ValueObjective {
     fn positions(&self, batch: &ValueBatch) -> u64 {
         batch.n as u64
     }
+}
+
+/// The skip rule for the log: the general one, then each file named in
+/// `skip_plies_by_file` with its own count.
+fn skip_description(config: &TrainConfig) -> String {
+    let rule = config.skip_after_random.map_or_else(
+        || format!("skip_plies={}", config.skip_plies),
+        |k| format!("skip_after_random={k}"),
+    );
+    config
+        .skip_plies_by_file
+        .iter()
+        .fold(rule, |s, (p, n)| format!("{s} ({}: {n})", p.display()))
 }
