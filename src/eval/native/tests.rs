@@ -37,6 +37,7 @@ pub(super) fn shipped(name: &str) -> NetFile {
 /// Every shipped MLP net in nets/: all three forms, four widths.
 fn shipped_nets() -> Vec<(&'static str, NetFile)> {
     [
+        "cerise-persp-256-c88b04d1429c",
         "cerise-persp-256-a8ae782569b8",
         "cerise-persp-256-a3fe2e51a962",
         "cerise-persp-256-9d672b8e6100",
@@ -375,6 +376,7 @@ fn score_bits(eval: &NativeEvaluator, calls: &[(CompactBoard, Vec<CompactBoard>)
 /// baseline code is checked on a CPU without AVX2 too, and each set against the other
 /// where a CPU has both.
 const RECORDED_BITS: &[(&str, u64)] = &[
+    ("cerise-persp-256-c88b04d1429c", 0xba2c_018b_781f_9367),
     ("cerise-persp-256-a8ae782569b8", 0x1970_42ba_2756_cafe),
     ("cerise-persp-256-a3fe2e51a962", 0x9baf_fd8d_1963_6b4f),
     ("cerise-persp-256-9d672b8e6100", 0x1113_194b_d314_c922),
@@ -500,6 +502,7 @@ fn int8_incremental_scores_equal_scores_from_scratch_bit_for_bit() {
 
 /// FNV-1a of every int8 score on [`search_like_calls`], as [`RECORDED_BITS`] for f32.
 const RECORDED_INT8_BITS: &[(&str, u64)] = &[
+    ("cerise-persp-256-c88b04d1429c", 0x432c_f1ff_4304_f2ad),
     ("cerise-persp-256-a8ae782569b8", 0xaf9e_1e70_f3b1_762e),
     ("cerise-persp-256-a3fe2e51a962", 0x40b3_2ac9_f8c5_bcbc),
     ("cerise-persp-256-9d672b8e6100", 0x4d45_3dbf_5a5e_8e72),
