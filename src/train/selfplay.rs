@@ -18,6 +18,7 @@ use crate::data::rng::mix64;
 use crate::data::selfplay::{SelfPlayReader, SelfPlayRecord};
 use anyhow::{ensure, Context, Result};
 use shakmaty::Role;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// Which positions of the files a set takes.
@@ -27,7 +28,7 @@ pub struct Filter {
     /// When set, replaces `skip_plies` file by file: the header's random plies plus this.
     pub skip_after_random: Option<u32>,
     /// Plies left out of each game of these files, in place of both rules above.
-    pub by_file: Vec<(PathBuf, u32)>,
+    pub by_file: BTreeMap<PathBuf, u32>,
     /// Per mille of games held out for validation.
     pub valid_permille: u32,
 }
@@ -60,7 +61,7 @@ pub fn is_valid_game(seed: u64, game: u32, permille: u32) -> bool {
 impl Filter {
     /// The plies left out at the start of every game of `path`, made with `random_plies`.
     pub fn skipped_plies(&self, path: &Path, random_plies: u32) -> u32 {
-        if let Some((_, n)) = self.by_file.iter().find(|(p, _)| p == path) {
+        if let Some(n) = self.by_file.get(path) {
             return *n;
         }
         self.skip_after_random
@@ -216,7 +217,7 @@ mod tests {
         let fixed = Filter {
             skip_plies: 16,
             skip_after_random: None,
-            by_file: Vec::new(),
+            by_file: BTreeMap::new(),
             valid_permille: 0,
         };
         assert_eq!(kept(std::slice::from_ref(&eight), &fixed), (14, 16));
@@ -230,7 +231,7 @@ mod tests {
         assert_eq!(kept(&[eight.clone(), two.clone()], &after), (34, 26));
         // The file named alone keeps its plies from 2 on; the other keeps the rule.
         let named = Filter {
-            by_file: vec![(two.clone(), 2)],
+            by_file: BTreeMap::from([(two.clone(), 2)]),
             ..after
         };
         assert_eq!(kept(&[eight, two], &named), (42, 18));

@@ -297,11 +297,7 @@ impl ValueObjective {
         Filter {
             skip_plies: config.skip_plies,
             skip_after_random: config.skip_after_random,
-            by_file: config
-                .skip_plies_by_file
-                .iter()
-                .map(|(p, n)| (p.clone(), *n))
-                .collect(),
+            by_file: config.skip_plies_by_file.clone(),
             valid_permille: config.valid_permille,
         }
     }
