@@ -17,10 +17,15 @@
 //!
 //! THE SCALES, AND WHY.
 //! - `qa`: the largest power of two for which every board's accumulator fits i16. A board
-//!   has at most 32 pieces, so |acc_j| ≤ |b_j| + the 32 largest |W[f][j]| over the 768
-//!   features; the bound is taken over outputs j, with 33 units spare for rounding. For the
-//!   shipped `narrow-as` nets the bound is about 15–16, so `qa` = 1024 or 2048: the
-//!   accumulator is exact to 0.001, far finer than the activation step below.
+//!   has at most 32 pieces, at most one on each square, and every view maps squares one to
+//!   one, so |acc_j| ≤ |b_j| + the 32 largest, over the 64 squares, of the largest |W[f][j]|
+//!   among the 12 features of that square; the bound is taken over outputs j, with 33 units
+//!   spare for rounding. (Summing the 32 largest of all 768 features instead counted a
+//!   unit's strongest square several times: generation 17's bound then read 32.0, not 29.7,
+//!   and `qa` fell from 1024 to 512, doubling the int8 error.) For the shipped `narrow-as`
+//!   nets the bound is about 13, so `qa` = 2048: the accumulator is exact to 0.0005, far
+//!   finer than the activation step below; the perspective nets' bounds are 13–30, `qa`
+//!   2048 or 1024.
 //! - `shift`: sets the clip of the ReLU at 127 · 2^shift / `qa`. The f32 nets were trained
 //!   with an unclipped ReLU, so the clip must lie above the activations that real boards
 //!   give: it is the smallest that covers every activation over [`CALIBRATION_PLIES`]
@@ -219,16 +224,22 @@ impl QuantNet {
     }
 }
 
-/// max_j |b_j| + the 32 largest |W[f][j]|: no board's first-layer sum is larger.
+/// max_j |b_j| + the 32 largest, over squares, of max |W[f][j]| over the square's 12
+/// features: no board's first-layer sum is larger, since a board holds at most 32 pieces,
+/// one a square, and a view's map sends distinct squares to distinct squares.
 fn accumulator_bound(net: &NativeNet) -> f64 {
+    const SQUARES: usize = 64;
+    let planes = ENCODING_WIDTH / SQUARES;
     let mut worst = 0f64;
-    let mut column = vec![0f64; ENCODING_WIDTH];
+    let mut square = [0f64; SQUARES];
     for j in 0..net.hidden {
-        for (f, c) in column.iter_mut().enumerate() {
-            *c = f64::from(net.first[f * net.hidden + j].abs());
+        for (s, top) in square.iter_mut().enumerate() {
+            *top = (0..planes)
+                .map(|p| f64::from(net.first[(p * SQUARES + s) * net.hidden + j].abs()))
+                .fold(0f64, f64::max);
         }
-        column.sort_by(|a, b| b.total_cmp(a));
-        let sum: f64 = column[..32].iter().sum::<f64>() + f64::from(net.first_bias[j].abs());
+        square.sort_by(|a, b| b.total_cmp(a));
+        let sum: f64 = square[..32].iter().sum::<f64>() + f64::from(net.first_bias[j].abs());
         worst = worst.max(sum);
     }
     worst
@@ -292,6 +303,41 @@ mod tests {
             "clip {} top {top}",
             q.clip()
         );
+    }
+
+    #[test]
+    fn the_bound_counts_one_piece_a_square_and_holds_on_real_boards() {
+        let mut net = default_net();
+        let before = accumulator_bound(&net);
+        // Every piece on a1 weighs 100 in unit 0: a board holds one of them at most.
+        for p in 0..12 {
+            net.first[(p * 64) * net.hidden] = 100.0;
+        }
+        let after = accumulator_bound(&net);
+        assert!(
+            after >= 100.0 && after < 100.0 + before,
+            "{before} -> {after}"
+        );
+        // Sound: no accumulator of the calibration walk (either view) exceeds it.
+        let net = default_net();
+        let bound = accumulator_bound(&net) as f32;
+        let mut acc = Accumulator::new(&net);
+        let mut pos = Position::startpos();
+        for ply in 0..512u64 {
+            refresh(&net, &pos.compact(), &mut acc);
+            let top = acc
+                .own
+                .iter()
+                .chain(&acc.swp)
+                .fold(0f32, |m, v| m.max(v.abs()));
+            assert!(top <= bound, "{top} > {bound}");
+            let moves = pos.legal_moves();
+            if moves.is_empty() {
+                pos = Position::startpos();
+                continue;
+            }
+            pos = pos.play(&moves[(ply as usize * 7) % moves.len()]);
+        }
     }
 
     #[test]
