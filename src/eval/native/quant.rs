@@ -16,16 +16,21 @@
 //! output bucket; the row is chosen by the board's piece count, as in f32.
 //!
 //! THE SCALES, AND WHY.
-//! - `qa`: the largest power of two for which every board's accumulator fits i16. A board
-//!   has at most 32 pieces, at most one on each square, and every view maps squares one to
-//!   one, so |acc_j| ≤ |b_j| + the 32 largest, over the 64 squares, of the largest |W[f][j]|
-//!   among the 12 features of that square; the bound is taken over outputs j, with 33 units
-//!   spare for rounding. (Summing the 32 largest of all 768 features instead counted a
-//!   unit's strongest square several times: generation 17's bound then read 32.0, not 29.7,
-//!   and `qa` fell from 1024 to 512, doubling the int8 error.) For the shipped `narrow-as`
-//!   nets the bound is about 13, so `qa` = 2048: the accumulator is exact to 0.0005, far
-//!   finer than the activation step below; the perspective nets' bounds are 13–30, `qa`
-//!   2048 or 1024.
+//! - `qa`: the largest power of two for which every board's accumulator fits i16, with 33
+//!   units spare for rounding: |acc_j| ≤ |b_j| + the largest sum of |W[f][j]| over the
+//!   features a board can light. Every board the engine scores is a legal position's: one
+//!   piece a square, no pawn on a back rank, and per colour one king and at most 15 other
+//!   pieces (pawns only ever turn into pieces); every view maps squares one to one, pawns to
+//!   pawns, kings to kings and one colour's planes to one colour's. So for each unit j the
+//!   smaller of two sums bounds it: the 32 largest, over squares, of the square's largest
+//!   |W| among its pieces; and, per colour, the king's largest |W| plus the 15 largest, over
+//!   squares, of the square's largest |W| among that colour's other pieces. (Summing the 32
+//!   largest of all 768 features instead counted a unit's strongest square up to 12 times:
+//!   generation 17's bound then read 32.0, not 27.7, and `qa` fell from 1024 to 512,
+//!   doubling the int8 error; generation 18's reads 30.6, 35.0 by squares alone.) For the
+//!   shipped `narrow-as` nets the bound is about 13, so `qa` = 2048: the accumulator is
+//!   exact to 0.0005, far finer than the activation step below; the perspective nets'
+//!   bounds are 13–31, `qa` 2048 or 1024.
 //! - `shift`: sets the clip of the ReLU at 127 · 2^shift / `qa`. The f32 nets were trained
 //!   with an unclipped ReLU, so the clip must lie above the activations that real boards
 //!   give: it is the smallest that covers every activation over [`CALIBRATION_PLIES`]
@@ -224,23 +229,46 @@ impl QuantNet {
     }
 }
 
-/// max_j |b_j| + the 32 largest, over squares, of max |W[f][j]| over the square's 12
-/// features: no board's first-layer sum is larger, since a board holds at most 32 pieces,
-/// one a square, and a view's map sends distinct squares to distinct squares.
+/// The largest |first-layer sum| any legal board can give, over units: see the module notes.
 fn accumulator_bound(net: &NativeNet) -> f64 {
     const SQUARES: usize = 64;
-    let planes = ENCODING_WIDTH / SQUARES;
+    // Planes: the side to move's pawn, knight, bishop, rook, queen and king, then the other
+    // side's; a view's map keeps each plane's kind and colour.
+    const PIECES: usize = 6;
+    const KING: usize = 5;
+    const _: () = assert!(2 * PIECES * SQUARES == ENCODING_WIDTH);
     let mut worst = 0f64;
-    let mut square = [0f64; SQUARES];
     for j in 0..net.hidden {
-        for (s, top) in square.iter_mut().enumerate() {
-            *top = (0..planes)
-                .map(|p| f64::from(net.first[(p * SQUARES + s) * net.hidden + j].abs()))
-                .fold(0f64, f64::max);
-        }
-        square.sort_by(|a, b| b.total_cmp(a));
-        let sum: f64 = square[..32].iter().sum::<f64>() + f64::from(net.first_bias[j].abs());
-        worst = worst.max(sum);
+        let weight = |plane: usize, sq: usize| -> f64 {
+            let pawn_on_back_rank = plane % PIECES == 0 && matches!(sq / 8, 0 | 7);
+            if pawn_on_back_rank {
+                0.0
+            } else {
+                f64::from(net.first[(plane * SQUARES + sq) * net.hidden + j].abs())
+            }
+        };
+        let largest = |planes: std::ops::Range<usize>, sq: usize| {
+            planes.map(|p| weight(p, sq)).fold(0f64, f64::max)
+        };
+        let top = |mut v: Vec<f64>, n: usize| -> f64 {
+            v.sort_by(|a, b| b.total_cmp(a));
+            v[..n].iter().sum()
+        };
+        let by_square = top(
+            (0..SQUARES).map(|s| largest(0..2 * PIECES, s)).collect(),
+            32,
+        );
+        let by_colour: f64 = [0, PIECES]
+            .iter()
+            .map(|&c| {
+                let king = (0..SQUARES)
+                    .map(|s| weight(c + KING, s))
+                    .fold(0f64, f64::max);
+                king + top((0..SQUARES).map(|s| largest(c..c + KING, s)).collect(), 15)
+            })
+            .sum();
+        let bias = f64::from(net.first_bias[j].abs());
+        worst = worst.max(bias + by_square.min(by_colour));
     }
     worst
 }
@@ -306,17 +334,38 @@ mod tests {
     }
 
     #[test]
-    fn the_bound_counts_one_piece_a_square_and_holds_on_real_boards() {
-        let mut net = default_net();
+    fn the_bound_counts_what_a_legal_board_can_hold_and_holds_on_real_boards() {
+        let net = default_net();
         let before = accumulator_bound(&net);
-        // Every piece on a1 weighs 100 in unit 0: a board holds one of them at most.
-        for p in 0..12 {
-            net.first[(p * 64) * net.hidden] = 100.0;
-        }
-        let after = accumulator_bound(&net);
+        let with = |planes: &[usize], squares: &[usize], weight: f32| {
+            let mut net = net.clone();
+            for p in planes {
+                for s in squares {
+                    net.first[(p * 64 + s) * net.hidden] = weight;
+                }
+            }
+            accumulator_bound(&net)
+        };
+        // Every piece (pawns aside) on d4 weighs 100 in unit 0: a board holds one at most.
+        let after = with(&[1, 2, 3, 4, 5, 7, 8, 9, 10, 11], &[27], 100.0);
         assert!(
             after >= 100.0 && after < 100.0 + before,
             "{before} -> {after}"
+        );
+        // A pawn on the first rank never lights.
+        assert_eq!(with(&[0, 6], &[3], 100.0), before);
+        // One king a colour: its plane weighing 100 everywhere adds 100 once a colour.
+        let kings = with(&[5, 11], &(0..64).collect::<Vec<_>>(), 100.0);
+        assert!(
+            kings >= 200.0 && kings < 200.0 + before,
+            "{before} -> {kings}"
+        );
+        // At most 15 pieces a colour besides its king: the side to move's queen plane
+        // weighing 10 everywhere adds at most 150 (by squares alone it would be 320).
+        let queens = with(&[4], &(0..64).collect::<Vec<_>>(), 10.0);
+        assert!(
+            queens >= 150.0 && queens < 150.0 + before,
+            "{before} -> {queens}"
         );
         // Sound: no accumulator of the calibration walk (either view) exceeds it.
         let net = default_net();
