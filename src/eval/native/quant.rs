@@ -240,7 +240,8 @@ fn accumulator_bound(net: &NativeNet) -> f64 {
     let mut worst = 0f64;
     for j in 0..net.hidden {
         let weight = |plane: usize, sq: usize| -> f64 {
-            let pawn_on_back_rank = plane % PIECES == 0 && matches!(sq / 8, 0 | 7);
+            let pawn = plane == 0 || plane == PIECES;
+            let pawn_on_back_rank = pawn && matches!(sq / 8, 0 | 7);
             if pawn_on_back_rank {
                 0.0
             } else {
