@@ -30,7 +30,11 @@
 //!   doubling the int8 error; generation 18's reads 30.6, 35.0 by squares alone.) For the
 //!   shipped `narrow-as` nets the bound is about 13, so `qa` = 2048: the accumulator is
 //!   exact to 0.0005, far finer than the activation step below; the perspective nets'
-//!   bounds are 13–31, `qa` 2048 or 1024.
+//!   bounds are 13–31. The MLP forms need `qa` a power of two (the ReLU shifts the
+//!   accumulator right); the perspective form does not (its head clamps at `qa` and divides
+//!   by `qa`²), so there `qa` is the largest whole number that fits: 1,181 for generation
+//!   17, where the power of two was 1024, and no halving of precision when a bound passes
+//!   a power of two.
 //! - `shift`: sets the clip of the ReLU at 127 · 2^shift / `qa`. The f32 nets were trained
 //!   with an unclipped ReLU, so the clip must lie above the activations that real boards
 //!   give: it is the smallest that covers every activation over [`CALIBRATION_PLIES`]
@@ -109,6 +113,11 @@ impl QuantNet {
         }
         while f64::from(qa) * bound + 33.0 > 32767.0 && qa > 1.0 / 1024.0 {
             qa /= 2.0;
+        }
+        if net.form == Form::Perspective {
+            // Its head only clamps at qa and divides by qa² (no shift), so any whole qa
+            // serves: the largest that fits, up to twice as fine as a power of two.
+            qa = ((32767.0 - 33.0) / bound).floor().min(65536.0) as f32;
         }
         if qa < 16.0 {
             return refuse(&format!(
@@ -319,9 +328,19 @@ mod tests {
             let q = QuantNet::from_native(net).unwrap();
             let bound = accumulator_bound(net);
             assert!(f64::from(q.qa) * bound + 33.0 <= 32767.0);
+            assert_eq!(q.qa.fract(), 0.0, "qa {} not whole", q.qa);
+            // The perspective head takes any whole qa; the MLP's ReLU shifts, so a power of
+            // two there.
+            let next = if net.form == Form::Perspective {
+                q.qa + 1.0
+            } else {
+                assert_eq!(q.qa.log2().fract(), 0.0, "qa {} not a power of two", q.qa);
+                q.qa * 2.0
+            };
             assert!(
-                f64::from(q.qa) * 2.0 * bound + 33.0 > 32767.0,
-                "qa not the largest"
+                f64::from(next) * bound + 33.0 > 32767.0,
+                "qa {} not the largest",
+                q.qa
             );
         }
         let net = &nets[1];
