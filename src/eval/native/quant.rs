@@ -16,8 +16,9 @@
 //! output bucket; the row is chosen by the board's piece count, as in f32.
 //!
 //! THE SCALES, AND WHY.
-//! - `qa`: the largest power of two for which every board's accumulator fits i16, with 33
-//!   units spare for rounding: |acc_j| ≤ |b_j| + the largest sum of |W[f][j]| over the
+//! - `qa`: the largest scale (see below: a power of two, or for the perspective form any
+//!   whole number) for which every board's accumulator fits i16, with 33 units spare for
+//!   rounding: |acc_j| ≤ |b_j| + the largest sum of |W[f][j]| over the
 //!   features a board can light. Every board the engine scores is a legal position's: one
 //!   piece a square, no pawn on a back rank, and per colour one king and at most 15 other
 //!   pieces (pawns only ever turn into pieces); every view maps squares one to one, pawns to
