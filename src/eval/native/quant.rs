@@ -108,18 +108,20 @@ impl QuantNet {
         };
         let hidden = net.hidden;
         let bound = accumulator_bound(net);
-        let mut qa = 1.0f32;
-        while f64::from(qa) * 2.0 * bound + 33.0 <= 32767.0 && qa < 65536.0 {
-            qa *= 2.0;
-        }
-        while f64::from(qa) * bound + 33.0 > 32767.0 && qa > 1.0 / 1024.0 {
-            qa /= 2.0;
-        }
-        if net.form == Form::Perspective {
+        let qa = if net.form == Form::Perspective {
             // Its head only clamps at qa and divides by qa² (no shift), so any whole qa
             // serves: the largest that fits, up to twice as fine as a power of two.
-            qa = ((32767.0 - 33.0) / bound).floor().min(65536.0) as f32;
-        }
+            ((32767.0 - 33.0) / bound).floor().min(65536.0) as f32
+        } else {
+            let mut qa = 1.0f32;
+            while f64::from(qa) * 2.0 * bound + 33.0 <= 32767.0 && qa < 65536.0 {
+                qa *= 2.0;
+            }
+            while f64::from(qa) * bound + 33.0 > 32767.0 && qa > 1.0 / 1024.0 {
+                qa /= 2.0;
+            }
+            qa
+        };
         if qa < 16.0 {
             return refuse(&format!(
                 "the first layer's sums reach {bound:.0}, too large for i16 accumulators"
