@@ -290,12 +290,22 @@ fn accumulator_bound(net: &NativeNet) -> f64 {
 /// games: the clip must lie above what real play gives.
 fn calibration_max(net: &NativeNet) -> f32 {
     let mut top = 0f32;
+    calibration_walk(net, |acc| {
+        top = acc.own.iter().chain(&acc.swp).fold(top, |m, &v| m.max(v));
+    });
+    top
+}
+
+/// Hands `visit` the first-layer accumulator of every position of the calibration walk: a
+/// fixed sequence of pseudo-random games of `CALIBRATION_PLIES` positions in all, each
+/// restarting from the start position when the last ends.
+fn calibration_walk(net: &NativeNet, mut visit: impl FnMut(&Accumulator)) {
     let mut acc = Accumulator::new(net);
     let mut pos = Position::startpos();
     let mut state = 0x9e37_79b9_7f4a_7c15u64;
     for _ in 0..CALIBRATION_PLIES {
         refresh(net, &pos.compact(), &mut acc);
-        top = acc.own.iter().chain(&acc.swp).fold(top, |m, &v| m.max(v));
+        visit(&acc);
         let moves = pos.legal_moves();
         if moves.is_empty() || pos.halfmoves() >= 100 {
             pos = Position::startpos();
@@ -306,7 +316,6 @@ fn calibration_max(net: &NativeNet) -> f32 {
             .wrapping_add(1_442_695_040_888_963_407);
         pos = pos.play(&moves[(state >> 33) as usize % moves.len()]);
     }
-    top
 }
 
 #[cfg(test)]
@@ -393,23 +402,15 @@ mod tests {
         // Sound: no accumulator of the calibration walk (either view) exceeds it.
         let net = default_net();
         let bound = accumulator_bound(&net) as f32;
-        let mut acc = Accumulator::new(&net);
-        let mut pos = Position::startpos();
-        for ply in 0..512u64 {
-            refresh(&net, &pos.compact(), &mut acc);
-            let top = acc
+        let mut top = 0f32;
+        calibration_walk(&net, |acc| {
+            top = acc
                 .own
                 .iter()
                 .chain(&acc.swp)
-                .fold(0f32, |m, v| m.max(v.abs()));
-            assert!(top <= bound, "{top} > {bound}");
-            let moves = pos.legal_moves();
-            if moves.is_empty() {
-                pos = Position::startpos();
-                continue;
-            }
-            pos = pos.play(&moves[(ply as usize * 7) % moves.len()]);
-        }
+                .fold(top, |m, v| m.max(v.abs()));
+        });
+        assert!(top > 0.0 && top <= bound, "{top} > {bound}");
     }
 
     #[test]
