@@ -26,13 +26,28 @@ fn embedded_net() {
     println!("cargo:rustc-env=CERISE_DEFAULT_NAME={DEFAULT}");
     println!("cargo:rerun-if-env-changed=CERISE_EVALFILE");
     let root = std::path::PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap_or_default());
-    let path = match std::env::var("CERISE_EVALFILE") {
-        Ok(file) if !file.trim().is_empty() => root.join(file.trim()),
-        _ => root.join("nets").join(format!("{DEFAULT}.safetensors")),
+    let chosen = std::env::var("CERISE_EVALFILE")
+        .ok()
+        .filter(|file| !file.trim().is_empty());
+    let path = match &chosen {
+        Some(file) => root.join(file.trim()),
+        None => root.join("nets").join(format!("{DEFAULT}.safetensors")),
     };
+    // include_bytes! would fail with a less helpful message; each cause names its own fix.
+    if !path.is_file() && chosen.is_some() {
+        panic!(
+            "CERISE_EVALFILE: no net file at {} (a relative path is taken from the crate root); \
+             name an existing .safetensors net, or unset CERISE_EVALFILE to embed the default",
+            path.display()
+        );
+    }
     if !path.is_file() {
-        // include_bytes! would fail with a less helpful message.
-        panic!("CERISE_EVALFILE: no net file at {}", path.display());
+        panic!(
+            "the default net {DEFAULT} is missing: no file at {}. It ships in nets/ with the \
+             sources; restore it (git checkout -- nets/{DEFAULT}.safetensors), or set \
+             CERISE_EVALFILE to another .safetensors net",
+            path.display()
+        );
     }
     let stem = path.file_stem().unwrap_or_default().to_string_lossy();
     println!("cargo:rerun-if-changed={}", path.display());
