@@ -123,6 +123,11 @@ pub struct TrainConfig {
     /// opening from ply 2 while every older file keeps losing 16). Each key must be one of
     /// `train`, `train_more` or `valid`.
     pub skip_plies_by_file: std::collections::BTreeMap<PathBuf, u32>,
+    /// Self-play: how many times an epoch the kept positions of the named training files are
+    /// drawn (2.0 twice, 0.5 a fixed half; others once), so that the newest games can count
+    /// for more than the oldest without leaving those out. Each key must be `train` or in
+    /// `train_more`; a weight is above 0 and at most 16.
+    pub weight_by_file: std::collections::BTreeMap<PathBuf, f64>,
     /// Self-play: per mille of games held out for validation (the same games of a file in
     /// every run: `valid` usually names the same file as `train`).
     pub valid_permille: u32,
@@ -172,6 +177,7 @@ impl Default for TrainConfig {
             skip_plies: 16,
             skip_after_random: None,
             skip_plies_by_file: std::collections::BTreeMap::new(),
+            weight_by_file: std::collections::BTreeMap::new(),
             valid_permille: 50,
             init: None,
         }
@@ -311,6 +317,25 @@ impl TrainConfig {
                 stray.display()
             );
         }
+        let trained = |p: &PathBuf| *p == self.train || self.train_more.contains(p);
+        if let Some(stray) = self.weight_by_file.keys().find(|p| !trained(p)) {
+            bail!(
+                "invalid training config: weight_by_file names {}, which is not train or in \
+                 train_more (validation is never weighted); write the path as those keys do",
+                stray.display()
+            );
+        }
+        if let Some((path, w)) = self
+            .weight_by_file
+            .iter()
+            .find(|(_, w)| !(w.is_finite() && **w > 0.0 && **w <= 16.0))
+        {
+            bail!(
+                "invalid training config: weight_by_file gives {} the weight {w}; a weight is \
+                 above 0 and at most 16 (leave a file out of train_more to drop it)",
+                path.display()
+            );
+        }
         Ok(())
     }
 
@@ -355,6 +380,28 @@ mod tests {
         let typo = text.replace("\"b.self\" = 2", "\"c.self\" = 2");
         let err = TrainConfig::from_toml_str(&typo, "t").unwrap_err();
         assert!(format!("{err:#}").contains("c.self"), "{err:#}");
+    }
+
+    #[test]
+    fn weight_by_file_round_trips_and_must_name_a_trained_file_and_a_sane_weight() {
+        let text = "train = \"a.self\"\ntrain_more = [\"b.self\"]\nvalid = \"v.self\"\n\
+                    [weight_by_file]\n\"b.self\" = 0.5\n\"a.self\" = 2.0\n";
+        let c = TrainConfig::from_toml_str(text, "t").expect("valid config");
+        assert_eq!(c.weight_by_file.get(Path::new("b.self")), Some(&0.5));
+        let again = TrainConfig::from_toml_str(&c.to_toml().expect("serialises"), "again")
+            .expect("round trip");
+        assert_eq!(again, c);
+        for (bad, says) in [
+            ("\"v.self\" = 0.5", "v.self"),
+            ("\"c.self\" = 0.5", "c.self"),
+            ("\"b.self\" = 0.0", "weight 0"),
+            ("\"b.self\" = 17.0", "at most 16"),
+            ("\"b.self\" = -1.0", "weight -1"),
+        ] {
+            let err = TrainConfig::from_toml_str(&text.replace("\"b.self\" = 0.5", bad), "t")
+                .unwrap_err();
+            assert!(format!("{err:#}").contains(says), "{bad}: {err:#}");
+        }
     }
 
     #[test]

@@ -12,6 +12,10 @@
 //!   should not learn them);
 //! - positions whose best move is a capture or a promotion (an exchange in progress, which
 //!   quiescence resolves: the search's leaves are quiet).
+//!
+//! A training file may also carry a weight (`weight_by_file`): its kept records are drawn
+//! that many times an epoch, so that the newest nets' games count for more than the oldest
+//! without leaving those out. Validation records are never weighted.
 
 use super::loader::Records;
 use crate::data::rng::mix64;
@@ -31,6 +35,9 @@ pub struct Filter {
     pub by_file: BTreeMap<PathBuf, u32>,
     /// Per mille of games held out for validation.
     pub valid_permille: u32,
+    /// Draws per epoch of each kept training record of these files, in thousandths: 2000
+    /// twice, 500 a fixed half (chosen by the record's number). Files not named: 1000.
+    pub weight_permille: BTreeMap<PathBuf, u32>,
 }
 
 /// Why records were left out, for the log.
@@ -66,6 +73,16 @@ impl Filter {
         }
         self.skip_after_random
             .map_or(self.skip_plies, |k| random_plies.saturating_add(k))
+    }
+
+    /// How many times record `index` (its global number) of `path`, kept for training, is
+    /// drawn in an epoch: the whole part of its file's weight, and one more for a share of
+    /// records equal to the fraction, chosen by a hash of the number so that every run picks
+    /// the same ones.
+    pub fn copies(&self, path: &Path, index: u64) -> u32 {
+        let permille = self.weight_permille.get(path).copied().unwrap_or(1000);
+        let extra = mix64(index ^ 0x5745_4947_4854) % 1000 < u64::from(permille % 1000);
+        permille / 1000 + u32::from(extra)
     }
 }
 
@@ -121,15 +138,23 @@ impl SelfPlaySet {
                         dropped.other_split += 1;
                     } else if let Some(count) = rejection(r, skip) {
                         count(&mut dropped);
-                    } else {
+                    } else if valid {
                         picked.push(index);
+                    } else {
+                        for _ in 0..filter.copies(path, index) {
+                            picked.push(index);
+                        }
                     }
                     index += 1;
                 }
             }
             reader.seek(0)?;
+            let weight = match filter.weight_permille.get(path) {
+                Some(w) if !valid => format!("; each drawn {}x an epoch", *w as f64 / 1000.0),
+                _ => String::new(),
+            };
             on_file(&format!(
-                "{}: {} positions, {} kept so far (first {skip} plies of each game left out)",
+                "{}: {} positions, {} kept so far (first {skip} plies of a game left out{weight})",
                 path.display(),
                 reader.len(),
                 picked.len()
@@ -219,6 +244,7 @@ mod tests {
             skip_after_random: None,
             by_file: BTreeMap::new(),
             valid_permille: 0,
+            weight_permille: BTreeMap::new(),
         };
         assert_eq!(kept(std::slice::from_ref(&eight), &fixed), (14, 16));
         assert_eq!(kept(std::slice::from_ref(&two), &fixed), (14, 16));
@@ -235,6 +261,61 @@ mod tests {
             ..after
         };
         assert_eq!(kept(&[eight, two], &named), (42, 18));
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    #[test]
+    fn a_files_weight_draws_its_kept_records_that_many_times() {
+        let dir = temp_dir("weight-by-file");
+        let (old, new) = (dir.join("old.self"), dir.join("new.self"));
+        one_game(&old, 8);
+        one_game(&new, 8);
+        let plain = Filter {
+            skip_plies: 0,
+            skip_after_random: None,
+            by_file: BTreeMap::new(),
+            valid_permille: 0,
+            weight_permille: BTreeMap::new(),
+        };
+        let both = [old.clone(), new.clone()];
+        assert_eq!(kept(&both, &plain).0, 60);
+        // The new file twice: its 30 records appear twice each, the old file's once.
+        let twice = Filter {
+            weight_permille: BTreeMap::from([(new.clone(), 2000)]),
+            ..plain.clone()
+        };
+        let set = SelfPlaySet::open(&both, &twice, false, &mut |_| {}).unwrap();
+        assert_eq!(set.count(), 90);
+        let mut counts = BTreeMap::new();
+        for i in 0..set.count() {
+            *counts.entry(set.picked[i as usize]).or_insert(0) += 1;
+        }
+        assert!(counts
+            .iter()
+            .all(|(&g, &n)| n == if g < 30 { 1 } else { 2 }));
+        // Half: a fixed share near half, the same in every run.
+        let half = Filter {
+            weight_permille: BTreeMap::from([(old.clone(), 500)]),
+            ..plain.clone()
+        };
+        let a = SelfPlaySet::open(&both, &half, false, &mut |_| {}).unwrap();
+        let b = SelfPlaySet::open(&both, &half, false, &mut |_| {}).unwrap();
+        assert_eq!(a.picked, b.picked);
+        let from_old = a.picked.iter().filter(|&&g| g < 30).count();
+        assert!(
+            (8..=22).contains(&from_old),
+            "{from_old} of 30 kept at half weight"
+        );
+        assert_eq!(a.count() as usize, from_old + 30);
+        // Validation is never weighted.
+        let valid = |f: &Filter| {
+            let all = Filter {
+                valid_permille: 1000,
+                ..f.clone()
+            };
+            SelfPlaySet::open(&both, &all, true, &mut |_| {}).map(|s| s.count())
+        };
+        assert_eq!(valid(&twice).unwrap(), valid(&plain).unwrap());
         let _ = std::fs::remove_dir_all(dir);
     }
 }

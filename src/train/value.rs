@@ -299,6 +299,11 @@ impl ValueObjective {
             skip_after_random: config.skip_after_random,
             by_file: config.skip_plies_by_file.clone(),
             valid_permille: config.valid_permille,
+            weight_permille: config
+                .weight_by_file
+                .iter()
+                .map(|(p, w)| (p.clone(), (w * 1000.0).round() as u32))
+                .collect(),
         }
     }
 
@@ -576,14 +581,17 @@ impl Objective for ValueObjective {
 }
 
 /// The skip rule for the log: the general one, then each file named in
-/// `skip_plies_by_file` with its own count.
+/// `skip_plies_by_file` with its own count, then the weight of each file in `weight_by_file`.
 fn skip_description(config: &TrainConfig) -> String {
     let rule = config.skip_after_random.map_or_else(
         || format!("skip_plies={}", config.skip_plies),
         |k| format!("skip_after_random={k}"),
     );
-    config
+    let skips = config
         .skip_plies_by_file
         .iter()
-        .fold(rule, |s, (p, n)| format!("{s} ({}: {n})", p.display()))
+        .fold(rule, |s, (p, n)| format!("{s} ({}: {n})", p.display()));
+    config.weight_by_file.iter().fold(skips, |s, (p, w)| {
+        format!("{s}, {} drawn {w}x an epoch", p.display())
+    })
 }
