@@ -126,7 +126,7 @@ pub struct TrainConfig {
     /// Self-play: how many times an epoch the kept positions of the named training files are
     /// drawn (2.0 twice, 0.5 a fixed half; others once), so that the newest games can count
     /// for more than the oldest without leaving those out. Each key must be `train` or in
-    /// `train_more`; a weight is above 0 and at most 16.
+    /// `train_more`; a weight is from 0.001 (they are kept in thousandths) to 16.
     pub weight_by_file: std::collections::BTreeMap<PathBuf, f64>,
     /// Self-play: per mille of games held out for validation (the same games of a file in
     /// every run: `valid` usually names the same file as `train`).
@@ -328,11 +328,12 @@ impl TrainConfig {
         if let Some((path, w)) = self
             .weight_by_file
             .iter()
-            .find(|(_, w)| !(w.is_finite() && **w > 0.0 && **w <= 16.0))
+            .find(|(_, w)| !(w.is_finite() && **w >= 0.001 && **w <= 16.0))
         {
             bail!(
                 "invalid training config: weight_by_file gives {} the weight {w}; a weight is \
-                 above 0 and at most 16 (leave a file out of train_more to drop it)",
+                 at least 0.001 (weights are kept in thousandths) and at most 16 (leave a \
+                 file out of train_more to drop it)",
                 path.display()
             );
         }
@@ -397,6 +398,7 @@ mod tests {
             ("\"b.self\" = 0.0", "weight 0"),
             ("\"b.self\" = 17.0", "at most 16"),
             ("\"b.self\" = -1.0", "weight -1"),
+            ("\"b.self\" = 0.0004", "at least 0.001"),
         ] {
             let err = TrainConfig::from_toml_str(&text.replace("\"b.self\" = 0.5", bad), "t")
                 .unwrap_err();
