@@ -74,16 +74,15 @@ impl Filter {
         self.skip_after_random
             .map_or(self.skip_plies, |k| random_plies.saturating_add(k))
     }
+}
 
-    /// How many times record `index` (its global number) of `path`, kept for training, is
-    /// drawn in an epoch: the whole part of its file's weight, and one more for a share of
-    /// records equal to the fraction, chosen by a hash of the number so that every run picks
-    /// the same ones.
-    pub fn copies(&self, path: &Path, index: u64) -> u32 {
-        let permille = self.weight_permille.get(path).copied().unwrap_or(1000);
-        let extra = mix64(index ^ 0x5745_4947_4854) % 1000 < u64::from(permille % 1000);
-        permille / 1000 + u32::from(extra)
-    }
+/// How many times record `index` (its global number), kept for training from a file of
+/// weight `permille`, is drawn in an epoch: the whole part of the weight, and one more for a
+/// share of records equal to the fraction, chosen by a hash of the number so that every run
+/// picks the same ones. A weight of 1000 draws every record once.
+fn copies(permille: u32, index: u64) -> u32 {
+    let extra = mix64(index ^ 0x5745_4947_4854) % 1000 < u64::from(permille % 1000);
+    permille / 1000 + u32::from(extra)
 }
 
 /// Why `r` is filtered out, if it is; `skip` is its file's [`Filter::skipped_plies`].
@@ -130,6 +129,11 @@ impl SelfPlaySet {
             })?;
             let seed = reader.header().seed;
             let skip = filter.skipped_plies(path, reader.header().random_plies);
+            // Looked up once a file: validation is never weighted.
+            let named = (!valid)
+                .then(|| filter.weight_permille.get(path).copied())
+                .flatten();
+            let permille = named.unwrap_or(1000);
             starts.push(total);
             let mut index = total;
             while reader.read_batch(1 << 16, &mut batch)? > 0 {
@@ -138,10 +142,8 @@ impl SelfPlaySet {
                         dropped.other_split += 1;
                     } else if let Some(count) = rejection(r, skip) {
                         count(&mut dropped);
-                    } else if valid {
-                        picked.push(index);
                     } else {
-                        for _ in 0..filter.copies(path, index) {
+                        for _ in 0..copies(permille, index) {
                             picked.push(index);
                         }
                     }
@@ -149,10 +151,9 @@ impl SelfPlaySet {
                 }
             }
             reader.seek(0)?;
-            let weight = match filter.weight_permille.get(path) {
-                Some(w) if !valid => format!("; each drawn {}x an epoch", *w as f64 / 1000.0),
-                _ => String::new(),
-            };
+            let weight = named.map_or_else(String::new, |w| {
+                format!("; each drawn {}x an epoch", f64::from(w) / 1000.0)
+            });
             on_file(&format!(
                 "{}: {} positions, {} kept so far (first {skip} plies of a game left out{weight})",
                 path.display(),
@@ -228,6 +229,17 @@ mod tests {
         out.commit().unwrap();
     }
 
+    /// Plies left out by one fixed count, no game held out, no file weighted.
+    fn unweighted(skip_plies: u32) -> Filter {
+        Filter {
+            skip_plies,
+            skip_after_random: None,
+            by_file: BTreeMap::new(),
+            valid_permille: 0,
+            weight_permille: BTreeMap::new(),
+        }
+    }
+
     fn kept(paths: &[PathBuf], filter: &Filter) -> (u64, u64) {
         let set = SelfPlaySet::open(paths, filter, false, &mut |_| {}).unwrap();
         (set.count(), set.dropped.early)
@@ -239,13 +251,7 @@ mod tests {
         let (eight, two) = (dir.join("eight.self"), dir.join("two.self"));
         one_game(&eight, 8);
         one_game(&two, 2);
-        let fixed = Filter {
-            skip_plies: 16,
-            skip_after_random: None,
-            by_file: BTreeMap::new(),
-            valid_permille: 0,
-            weight_permille: BTreeMap::new(),
-        };
+        let fixed = unweighted(16);
         assert_eq!(kept(std::slice::from_ref(&eight), &fixed), (14, 16));
         assert_eq!(kept(std::slice::from_ref(&two), &fixed), (14, 16));
         let after = Filter {
@@ -270,13 +276,7 @@ mod tests {
         let (old, new) = (dir.join("old.self"), dir.join("new.self"));
         one_game(&old, 8);
         one_game(&new, 8);
-        let plain = Filter {
-            skip_plies: 0,
-            skip_after_random: None,
-            by_file: BTreeMap::new(),
-            valid_permille: 0,
-            weight_permille: BTreeMap::new(),
-        };
+        let plain = unweighted(0);
         let both = [old.clone(), new.clone()];
         assert_eq!(kept(&both, &plain).0, 60);
         // The new file twice: its 30 records appear twice each, the old file's once.
