@@ -34,20 +34,20 @@ fn embedded_net() {
         None => root.join("nets").join(format!("{DEFAULT}.safetensors")),
     };
     // include_bytes! would fail with a less helpful message; each cause names its own fix.
-    if !path.is_file() && chosen.is_some() {
-        panic!(
-            "CERISE_EVALFILE: no net file at {} (a relative path is taken from the crate root); \
-             name an existing .safetensors net, or unset CERISE_EVALFILE to embed the default",
-            path.display()
-        );
-    }
     if !path.is_file() {
-        panic!(
-            "the default net {DEFAULT} is missing: no file at {}. It ships in nets/ with the \
-             sources; restore it (git checkout -- nets/{DEFAULT}.safetensors), or set \
-             CERISE_EVALFILE to another .safetensors net",
-            path.display()
-        );
+        let shown = path.display();
+        match chosen {
+            Some(_) => panic!(
+                "CERISE_EVALFILE: no net file at {shown} (a relative path is taken from the \
+                 crate root); name an existing .safetensors net, or unset CERISE_EVALFILE to \
+                 embed the default"
+            ),
+            None => panic!(
+                "the default net {DEFAULT} is missing: no file at {shown}. It ships in nets/ \
+                 with the sources; restore it (git checkout -- nets/{DEFAULT}.safetensors), or \
+                 set CERISE_EVALFILE to another .safetensors net"
+            ),
+        }
     }
     let stem = path.file_stem().unwrap_or_default().to_string_lossy();
     println!("cargo:rerun-if-changed={}", path.display());
