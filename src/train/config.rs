@@ -352,6 +352,13 @@ impl TrainConfig {
 mod tests {
     use super::*;
 
+    /// Written out and read back, `c` is the same config.
+    fn assert_round_trips(c: &TrainConfig) {
+        let again = TrainConfig::from_toml_str(&c.to_toml().expect("serialises"), "again")
+            .expect("round trip");
+        assert_eq!(&again, c);
+    }
+
     #[test]
     fn parses_partial_toml_with_defaults_and_round_trips() {
         let c = TrainConfig::from_toml_str(
@@ -364,9 +371,7 @@ mod tests {
         assert_eq!(c.optimiser, OptimKind::Adam);
         assert_eq!(c.steps, 7);
         assert_eq!(c.batch, 2000);
-        let again = TrainConfig::from_toml_str(&c.to_toml().expect("serialises"), "again")
-            .expect("round trip");
-        assert_eq!(again, c);
+        assert_round_trips(&c);
     }
 
     #[test]
@@ -375,9 +380,7 @@ mod tests {
                     [skip_plies_by_file]\n\"b.self\" = 2\n";
         let c = TrainConfig::from_toml_str(text, "t").expect("valid config");
         assert_eq!(c.skip_plies_by_file.get(Path::new("b.self")), Some(&2));
-        let again = TrainConfig::from_toml_str(&c.to_toml().expect("serialises"), "again")
-            .expect("round trip");
-        assert_eq!(again, c);
+        assert_round_trips(&c);
         let typo = text.replace("\"b.self\" = 2", "\"c.self\" = 2");
         let err = TrainConfig::from_toml_str(&typo, "t").unwrap_err();
         assert!(format!("{err:#}").contains("c.self"), "{err:#}");
@@ -389,9 +392,7 @@ mod tests {
                     [weight_by_file]\n\"b.self\" = 0.5\n\"a.self\" = 2.0\n";
         let c = TrainConfig::from_toml_str(text, "t").expect("valid config");
         assert_eq!(c.weight_by_file.get(Path::new("b.self")), Some(&0.5));
-        let again = TrainConfig::from_toml_str(&c.to_toml().expect("serialises"), "again")
-            .expect("round trip");
-        assert_eq!(again, c);
+        assert_round_trips(&c);
         for (bad, says) in [
             ("\"v.self\" = 0.5", "v.self"),
             ("\"c.self\" = 0.5", "c.self"),
