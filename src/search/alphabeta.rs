@@ -11,7 +11,7 @@
 use super::history::{gravity, history_bonus, piece_to, push_killer, side, update_history};
 use super::ordering::{is_noisy, order_children, stage_good_noisy_and_killers, OrderHints};
 use super::params::{
-    FUTILITY_MARGIN, IIR_MIN_DEPTH, LATE_PRUNE_MAX_DEPTH, LMP_BASE, LMR_FULL_MOVES,
+    FUTILITY_MARGIN, IIR_MIN_DEPTH, LATE_PRUNE_MAX_DEPTH, LMP_BASE, LMR_CUT_NODE, LMR_FULL_MOVES,
     LMR_HISTORY_DIVISOR, LMR_MIN_DEPTH, MAX_PLY, NMP_BASE_REDUCTION, NMP_DEPTH_DIVISOR,
     NMP_EVAL_DIVISOR, NMP_EVAL_MAX, NMP_MIN_DEPTH, POLICY_MIN_DEPTH, RFP_MARGIN, RFP_MAX_DEPTH,
     SEE_PRUNE_MAX_DEPTH, STAGE_MIN_DEPTH,
@@ -528,6 +528,8 @@ fn prune_early(
         + ((static_eval - beta) / NMP_EVAL_DIVISOR).min(NMP_EVAL_MAX);
     td.history.push(pos.key());
     td.null_moved[ply + 1] = true;
+    // The null move's reply is expected to fail low when this node is expected to fail high.
+    td.cut_node[ply + 1] = !td.cut_node[ply];
     td.moved[ply] = None;
     td.double_extended[ply + 1] = td.double_extended[ply];
     let score = -search(
@@ -624,7 +626,12 @@ pub fn search_child(
     in_check: bool,
 ) -> i32 {
     let next = ply + 1;
+    let pv_node = beta - alpha > 1;
+    let cut_node = td.cut_node[ply];
     if move_number == 0 {
+        // The first move of a PV node is searched as a PV node; of a non-PV node, as the
+        // opposite kind (the reply to an expected fail high is an expected fail low).
+        td.cut_node[next] = !pv_node && !cut_node;
         return -search(td, &child.pos, new_depth, -beta, -alpha, next, child.eval);
     }
     let reducible = new_depth + 1 >= LMR_MIN_DEPTH
@@ -633,17 +640,17 @@ pub fn search_child(
         && !is_noisy(&child.mv)
         && !child.pos.is_check();
     let reduction = if reducible {
-        let pv_node = beta - alpha > 1;
         let mover = child.pos.turn().other();
         let stat = td.quiet_stat(ply, mover, &child.mv) / LMR_HISTORY_DIVISOR;
-        // At least one ply by the table (what made the move reducible), then moved by the
-        // history: a move whose history is good enough is not reduced at all. Never into
-        // quiescence.
         let base = late_move_reduction(new_depth + 1, move_number, pv_node).max(1);
-        (base - stat).clamp(0, new_depth - 1)
+        reduction_of(base, stat, cut_node, new_depth)
     } else {
         0
     };
+    // A zero-window search of a later move is expected to fail low, so its child to fail
+    // high: a cut node. The same child searched again at full depth is the kind its node
+    // expects.
+    td.cut_node[next] = true;
     let mut score = -search(
         td,
         &child.pos,
@@ -654,6 +661,7 @@ pub fn search_child(
         child.eval,
     );
     if score > alpha && reduction > 0 {
+        td.cut_node[next] = !cut_node;
         score = -search(
             td,
             &child.pos,
@@ -665,9 +673,18 @@ pub fn search_child(
         );
     }
     if score > alpha && score < beta {
+        td.cut_node[next] = false;
         score = -search(td, &child.pos, new_depth, -beta, -alpha, next, child.eval);
     }
     score
+}
+
+/// The late-move reduction of a reducible quiet: at least one ply by the table (`base`, what
+/// made the move reducible), one more at a cut node, then moved by the move's history
+/// (`stat` plies): a move whose history is good enough is not reduced at all. Never into
+/// quiescence (at most `new_depth − 1`).
+fn reduction_of(base: i32, stat: i32, cut_node: bool, new_depth: i32) -> i32 {
+    (base + LMR_CUT_NODE * i32::from(cut_node) - stat).clamp(0, new_depth - 1)
 }
 
 /// Killer, history and continuation-history update after a quiet beta cutoff; quiets tried
@@ -975,5 +992,37 @@ mod tests {
         let fen = "r3k2q/8/8/8/8/8/8/R3K2Q w - - 0 1";
         let (t, _) = singular_run(fen, "h1h8", 900, 6, 8, (99, 100));
         assert_eq!(t.cut, 1, "{t:?}");
+    }
+
+    #[test]
+    fn a_cut_node_reduces_one_ply_more_never_into_quiescence() {
+        assert_eq!(reduction_of(2, 0, false, 10), 2);
+        assert_eq!(reduction_of(2, 0, true, 10), 2 + LMR_CUT_NODE);
+        // History still moves it, down to no reduction.
+        assert_eq!(reduction_of(2, 1, true, 10), 1 + LMR_CUT_NODE);
+        assert_eq!(reduction_of(1, 5, true, 10), 0);
+        // At most new_depth − 1: the reduced child keeps a ply of its own.
+        assert_eq!(reduction_of(3, 0, true, 3), 2);
+    }
+
+    /// Nodes entered by a null-window search of `fen` at depth 6, ply 1, on fresh tables,
+    /// the node marked a cut node or not. The window lies 3 pawns above the material
+    /// balance, so every move is searched and fails low.
+    fn entered_as(fen: &str, cut_node: bool) -> u64 {
+        let shared = material();
+        let control = Control::new(Clock::new(TimeBudget::default(), false), None);
+        let pos = Position::from_fen(fen).expect("valid test FEN");
+        let mut td = ThreadData::new(&shared, &control, 0, KeyHistory::new());
+        td.cut_node[1] = cut_node;
+        search(&mut td, &pos, 6, 299, 300, 1, 0);
+        td.entered
+    }
+
+    #[test]
+    fn a_cut_node_searches_fewer_nodes_than_an_all_node() {
+        // A quiet middlegame with many late quiet moves to reduce.
+        let fen = "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2NBPN2/PP3PPP/R1BQ1RK1 w - - 2 9";
+        let (all, cut) = (entered_as(fen, false), entered_as(fen, true));
+        assert!(cut < all, "cut node entered {cut}, all node {all}");
     }
 }

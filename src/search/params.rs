@@ -67,6 +67,10 @@ pub const LMR_DIVISOR: f64 = 2.25;
 /// ±`HISTORY_MAX`) moves its reduction by one ply per this much: a move that has often cut
 /// off elsewhere is reduced less, one that has often failed is reduced more.
 pub const LMR_HISTORY_DIVISOR: i32 = 8192;
+/// Plies more of late-move reduction at a cut node (one expected to fail high, where a
+/// late move is unlikely to be the one that matters): Stockfish reduces by about two more
+/// there; one is the cautious start.
+pub const LMR_CUT_NODE: i32 = 1;
 
 /// The history bonus of a quiet cutoff at depth d (and the malus of each quiet tried before
 /// it): `min(HISTORY_BONUS_SLOPE · d − HISTORY_BONUS_OFFSET, HISTORY_BONUS_MAX)`, the

@@ -71,6 +71,10 @@ pub struct ThreadData<'a> {
     pub excluded: Vec<Option<Move>>,
     /// `double_extended[ply]`: double singular extensions on the path to `ply`.
     pub double_extended: Vec<u8>,
+    /// `cut_node[ply]`: the node at `ply` is expected to fail high (a zero-window child of
+    /// a reduced or later move, or the first child of an expected fail-low node): set by
+    /// its parent before the search. PV nodes and the root are never cut nodes.
+    pub cut_node: Vec<bool>,
     /// The singular tests' verdicts so far.
     pub singular: super::singular::Tally,
     eval_scratch: CacheScratch,
@@ -171,6 +175,7 @@ impl<'a> ThreadData<'a> {
             moved: vec![None; MAX_PLY + 1],
             excluded: vec![None; MAX_PLY + 1],
             double_extended: vec![0; MAX_PLY + 1],
+            cut_node: vec![false; MAX_PLY + 1],
             singular: Default::default(),
             static_evals: vec![None; MAX_PLY + 1],
             eval_scratch: CacheScratch::default(),
