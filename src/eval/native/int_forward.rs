@@ -57,19 +57,52 @@ impl QuantNet {
         let (a, b, odd) = (&mut s.a[..], &mut s.b[..], &mut s.odd[..]);
         layers_above::<K>(tail, &s.deq[..n], a, b, odd)
     }
+}
 
-    /// Σ clamp(acc, 0, qa)² · w, exact in i64.
-    #[inline(always)]
-    fn screlu_dot(&self, acc: &[i16], weights: &[i32]) -> i64 {
-        let qa = self.qa as i64;
-        acc.iter()
-            .zip(weights)
-            .map(|(&x, &w)| {
-                let c = i64::from(x).clamp(0, qa);
-                c * c * i64::from(w)
-            })
-            .sum()
+/// Σ clamp(acc, 0, qa)² · w, exact in i64.
+#[inline(always)]
+pub fn screlu_dot(qa: f32, acc: &[i16], weights: &[i32]) -> i64 {
+    let qa = qa as i64;
+    acc.iter()
+        .zip(weights)
+        .map(|(&x, &w)| {
+            let c = i64::from(x).clamp(0, qa);
+            c * c * i64::from(w)
+        })
+        .sum()
+}
+
+/// Lanes of [`screlu_dot_f64`]'s partial sums: four AVX2 registers of f64, so that the
+/// adds of one lane do not wait on each other.
+const F64_LANES: usize = 16;
+
+/// The same sum as `screlu_dot`, taken in f64 where `quant::exact_in_f64` said every term
+/// and partial sum is a whole number below 2^53: then no step rounds, the order of the adds
+/// does not matter, and the result is the i64 sum's to the bit. Written with separate lanes
+/// so that LLVM vectorises it.
+#[inline(always)]
+pub fn screlu_dot_f64(qa: f32, acc: &[i16], weights: &[f64]) -> i64 {
+    let qa = qa as i32;
+    // c ≤ i16::MAX, so c² fits i32 (2^30): squared eight lanes at a time, then widened.
+    let square = |x: i16| {
+        let c = i32::from(x).clamp(0, qa);
+        f64::from(c * c)
+    };
+    let mut lanes = [0f64; F64_LANES];
+    let mut a = acc.chunks_exact(F64_LANES);
+    let mut w = weights.chunks_exact(F64_LANES);
+    for (a, w) in (&mut a).zip(&mut w) {
+        for i in 0..F64_LANES {
+            lanes[i] += square(a[i]) * w[i];
+        }
     }
+    let rest: f64 = a
+        .remainder()
+        .iter()
+        .zip(w.remainder())
+        .map(|(&x, &w)| square(x) * w)
+        .sum();
+    (lanes.iter().sum::<f64>() + rest) as i64
 }
 
 impl Pass for QuantNet {
@@ -192,6 +225,7 @@ impl Pass for QuantNet {
             (
                 Body::Perspective {
                     weights,
+                    weights_f64,
                     bias,
                     buckets,
                 },
@@ -204,7 +238,17 @@ impl Pass for QuantNet {
                 let width = 2 * self.hidden;
                 let row = &weights[bucket * width..(bucket + 1) * width];
                 let (w_own, w_swp) = row.split_at(self.hidden);
-                let sum = self.screlu_dot(&acc.own, w_own) + self.screlu_dot(&acc.swp, w_swp);
+                let sum = match weights_f64 {
+                    Some(w64) => {
+                        let (w_own, w_swp) =
+                            w64[bucket * width..(bucket + 1) * width].split_at(self.hidden);
+                        screlu_dot_f64(self.qa, &acc.own, w_own)
+                            + screlu_dot_f64(self.qa, &acc.swp, w_swp)
+                    }
+                    None => {
+                        screlu_dot(self.qa, &acc.own, w_own) + screlu_dot(self.qa, &acc.swp, w_swp)
+                    }
+                };
                 let scale = f64::from(self.qa) * f64::from(self.qa) * f64::from(HEAD_SCALE);
                 -((sum as f64 / scale) as f32 + bias[bucket])
             }
@@ -248,5 +292,83 @@ impl QuantNet {
                 sub_i16(&mut child.swp, self.first_column(self.maps.own(k, g)));
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{screlu_dot, screlu_dot_f64};
+    use crate::eval::native::quant::exact_in_f64;
+
+    /// A small deterministic generator (xorshift), so the test needs no seed file.
+    fn stream(mut x: u64) -> impl FnMut() -> u64 {
+        move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        }
+    }
+
+    #[test]
+    fn the_f64_head_sum_is_the_i64_one_to_the_bit_wherever_it_is_used() {
+        // The widest case the f64 path admits: qa of a shipped net, 2 × 256 units, and the
+        // largest weight under the bound; sums near 2^53 are where a rounding would show.
+        for (qa, hidden) in [
+            (1181.0f32, 256usize),
+            (2048.0, 512),
+            (32767.0, 256),
+            (7.0, 19),
+        ] {
+            let largest = {
+                let mut w = i32::MAX;
+                while !exact_in_f64(qa, w, hidden) {
+                    w = w / 2 + w / 4;
+                }
+                w
+            };
+            let mut next = stream(0x9E37_79B9_7F4A_7C15 ^ hidden as u64);
+            for pattern in 0..40 {
+                let acc: Vec<i16> = (0..hidden)
+                    .map(|_| match pattern % 4 {
+                        0 => qa as i16, // every unit at the clamp
+                        1 => i16::MAX,  // beyond it
+                        _ => next() as i16,
+                    })
+                    .collect();
+                let w: Vec<i32> = (0..hidden)
+                    .map(|_| match pattern % 3 {
+                        0 => largest,
+                        1 => -largest,
+                        _ => {
+                            let span = 2 * u64::from(largest.unsigned_abs()) + 1;
+                            ((next() % span) as i64 - i64::from(largest)) as i32
+                        }
+                    })
+                    .collect();
+                let w64: Vec<f64> = w.iter().map(|&w| f64::from(w)).collect();
+                assert_eq!(
+                    screlu_dot_f64(qa, &acc, &w64),
+                    screlu_dot(qa, &acc, &w),
+                    "qa {qa}, {hidden} units, pattern {pattern}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_head_whose_sums_could_pass_2_to_the_53_stays_in_i64() {
+        // 256 units at qa 1181 and weights of 2^24: sums up to 2^52.4, still exact.
+        assert!(exact_in_f64(1181.0, 1 << 24, 256));
+        // Twice the weight passes 2^53: one lost bit would change the score.
+        assert!(!exact_in_f64(1181.0, 1 << 25, 256));
+        assert!(!exact_in_f64(32767.0, i32::MAX, 512));
+        // Where the bound refuses f64, it would round: the i64 sum is needed there.
+        let (qa, w) = (32767.0f32, (1 << 20) + 1);
+        assert!(!exact_in_f64(qa, w, 512));
+        let acc: Vec<i16> = (0..512).map(|i| 32767 - 13 * i as i16).collect();
+        let exact = screlu_dot(qa, &acc, &[w; 512]);
+        let rounded = screlu_dot_f64(qa, &acc, &[f64::from(w); 512]);
+        assert_ne!(exact, rounded, "this sum needs more than 53 bits");
     }
 }

@@ -35,7 +35,7 @@ pub(super) fn shipped(name: &str) -> NetFile {
 }
 
 /// Every shipped MLP net in nets/: all three forms, four widths.
-fn shipped_nets() -> Vec<(&'static str, NetFile)> {
+pub(super) fn shipped_nets() -> Vec<(&'static str, NetFile)> {
     [
         "cerise-persp-256-e1433c91d00b",
         "cerise-persp-256-77403bb2952a",
