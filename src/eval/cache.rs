@@ -179,7 +179,8 @@ impl CachedEvaluator {
             }
         }
         let probes = out.len() as u64;
-        self.cache.count(probes - scratch.misses.len() as u64, probes);
+        self.cache
+            .count(probes - scratch.misses.len() as u64, probes);
         if scratch.boards.is_empty() {
             return Ok(());
         }
