@@ -13,7 +13,9 @@
 //!
 //! For the perspective form: i16 accumulators at scale `qa`, the squared clipped ReLU in
 //! integers (clamp(acc, 0, qa)², exact in i64) against i32 output weights, one row per
-//! output bucket; the row is chosen by the board's piece count, as in f32.
+//! output bucket; the row is chosen by the board's piece count, as in f32. Where every sum
+//! stays below 2^53 (every shipped net: see [`exact_in_f64`]) the head takes the same whole
+//! numbers in f64, which is exact there and far faster on CPUs without a 64-bit multiply.
 //!
 //! THE SCALES, AND WHY.
 //! - `qa`: the largest scale (see below: a power of two, or for the perspective form any
