@@ -5,7 +5,7 @@ use super::forward::{layers_above, Buffers, Pass, AVX2, AVX512};
 use super::int_kernels::{
     activate, add_i16, copy_add_sub2_i16, copy_add_sub_i16, layer_portable, sub_i16,
 };
-use super::quant::{Body, QuantNet, HEAD_SCALE, PSQT_SCALE};
+use super::quant::{Body, HeadWeights, QuantNet, HEAD_SCALE, PSQT_SCALE};
 use crate::chess::CompactBoard;
 use crate::net::mirror::swap_block;
 use crate::net::{output_bucket, Form};
@@ -225,7 +225,6 @@ impl Pass for QuantNet {
             (
                 Body::Perspective {
                     weights,
-                    weights_f64,
                     bias,
                     buckets,
                 },
@@ -236,16 +235,15 @@ impl Pass for QuantNet {
                     b => output_bucket(acc.pieces, b),
                 };
                 let width = 2 * self.hidden;
-                let row = &weights[bucket * width..(bucket + 1) * width];
-                let (w_own, w_swp) = row.split_at(self.hidden);
-                let sum = match weights_f64 {
-                    Some(w64) => {
-                        let (w_own, w_swp) =
-                            w64[bucket * width..(bucket + 1) * width].split_at(self.hidden);
+                let row = bucket * width..(bucket + 1) * width;
+                let sum = match weights {
+                    HeadWeights::F64(w) => {
+                        let (w_own, w_swp) = w[row].split_at(self.hidden);
                         screlu_dot_f64(self.qa, &acc.own, w_own)
                             + screlu_dot_f64(self.qa, &acc.swp, w_swp)
                     }
-                    None => {
+                    HeadWeights::I32(w) => {
+                        let (w_own, w_swp) = w[row].split_at(self.hidden);
                         screlu_dot(self.qa, &acc.own, w_own) + screlu_dot(self.qa, &acc.swp, w_swp)
                     }
                 };

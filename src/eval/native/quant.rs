@@ -95,13 +95,20 @@ pub enum Body {
     /// Perspective head: per output bucket, weights for [own; swp] at [`HEAD_SCALE`]
     /// (`[buckets][2 · hidden]`) and the bias.
     Perspective {
-        weights: Vec<i32>,
-        /// The same weights in f64 where that is exact (see [`exact_in_f64`]), else `None`
-        /// and the head sums in i64.
-        weights_f64: Option<Vec<f64>>,
+        weights: HeadWeights,
         bias: Vec<f32>,
         buckets: usize,
     },
+}
+
+/// The perspective head's whole-number weights, held once, in the form its sum is taken in:
+/// chosen when the net is loaded, by [`exact_in_f64`].
+#[derive(Clone, Debug)]
+pub enum HeadWeights {
+    /// Every term and partial sum is exact in f64, which multiplies several lanes at once.
+    F64(Vec<f64>),
+    /// A net past that bound sums in i64.
+    I32(Vec<i32>),
 }
 
 /// Whether one view's head sum, Σ clamp(acc, 0, qa)² · w over `hidden` units with every
@@ -165,21 +172,19 @@ impl QuantNet {
                         "an output weight of {largest:.0} is too large for the integer head"
                     ));
                 }
-                let weights: Vec<i32> = net
+                let whole: Vec<i32> = net
                     .head
                     .iter()
                     .map(|&w| (w * HEAD_SCALE).round() as i32)
                     .collect();
-                let largest = weights
-                    .iter()
-                    .map(|w| w.saturating_abs())
-                    .max()
-                    .unwrap_or(0);
-                let weights_f64 = exact_in_f64(qa, largest, hidden)
-                    .then(|| weights.iter().map(|&w| f64::from(w)).collect());
+                let widest = whole.iter().map(|w| w.saturating_abs()).max().unwrap_or(0);
+                let weights = if exact_in_f64(qa, widest, hidden) {
+                    HeadWeights::F64(whole.iter().map(|&w| f64::from(w)).collect())
+                } else {
+                    HeadWeights::I32(whole)
+                };
                 let body = Body::Perspective {
                     weights,
-                    weights_f64,
                     bias: net.upper[0].bias.clone(),
                     buckets: net.buckets,
                 };
@@ -368,10 +373,13 @@ mod tests {
                 continue;
             }
             let q = QuantNet::from_native(&net).unwrap();
-            let Body::Perspective { weights_f64, .. } = &q.body else {
+            let Body::Perspective { weights, .. } = &q.body else {
                 panic!("{name}: a perspective net without a perspective head");
             };
-            assert!(weights_f64.is_some(), "{name} sums its head in i64");
+            assert!(
+                matches!(weights, HeadWeights::F64(_)),
+                "{name} sums its head in i64"
+            );
             seen += 1;
         }
         assert!(seen >= 10, "only {seen} perspective nets");
