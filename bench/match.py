@@ -820,9 +820,10 @@ def play_in_order(count: int, play: Callable[[int, threading.Event], GameResult]
                 yield next_game, finished.pop(next_game)
                 next_game += 1
     finally:
-        abort.set()
+        # Cancel first: a game that a worker freed by the abort picked up would start only to stop.
         for future in futures:
             future.cancel()
+        abort.set()
         pool.shutdown(wait=True)
 
 

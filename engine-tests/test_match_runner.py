@@ -8,7 +8,7 @@ import re
 import struct
 import subprocess
 import sys
-import time
+import threading
 from pathlib import Path
 
 import chess.pgn
@@ -233,17 +233,32 @@ def test_resume_refuses_a_pgn_of_other_engines(capsys, tmp_path):
 
 
 def test_games_finishing_out_of_order_are_reported_in_order():
-    started = []
+    # Events, not sleeps, set the order, so that a loaded machine cannot change it.
+    started, finished = [], []
+    lock = threading.Lock()
+    overtaken = threading.Event()  # games 1 and 2 have finished, game 0 not yet
 
     def play(g, abort):
-        started.append(g)
-        time.sleep(0.05 if g % 3 == 0 else 0.001)  # later games overtake every third one
+        with lock:
+            started.append(g)
+        if g == 0:
+            assert overtaken.wait(10), "games 1 and 2 never finished"
+        elif g >= 6:
+            # Still running when the caller stops reading; a real game ends on the abort.
+            assert abort.wait(10), "the abort never came"
+        with lock:
+            finished.append(g)
+            if {1, 2} <= set(finished):
+                overtaken.set()
         return g
 
     results = match.play_in_order(12, play, concurrency=3)
     assert [next(results) for _ in range(6)] == [(g, g) for g in range(6)]
+    assert finished.index(0) > max(finished.index(1), finished.index(2))
     results.close()  # as when the SPRT decides: the games not started are cancelled
-    assert len(started) < 12
+    # A game from 6 on holds its worker until the abort, which comes after the cancel: at most
+    # three of them start (the 12 would all start if the close let the pool run on).
+    assert len(started) <= 9 and set(range(6)) <= set(started), started
 
 
 def test_pgn_openings_are_played_from_their_moves(capsys, tmp_path):
