@@ -37,6 +37,7 @@ pub(super) fn shipped(name: &str) -> NetFile {
 /// Every shipped MLP net in nets/: all three forms, four widths.
 pub(super) fn shipped_nets() -> Vec<(&'static str, NetFile)> {
     [
+        "cerise-persp-256-a1bb6e26ffa6",
         "cerise-persp-256-0bdae2e48e18",
         "cerise-persp-256-e1433c91d00b",
         "cerise-persp-256-77403bb2952a",
@@ -379,6 +380,7 @@ fn score_bits(eval: &NativeEvaluator, calls: &[(CompactBoard, Vec<CompactBoard>)
 /// baseline code is checked on a CPU without AVX2 too, and each set against the other
 /// where a CPU has both.
 const RECORDED_BITS: &[(&str, u64)] = &[
+    ("cerise-persp-256-a1bb6e26ffa6", 0xf1c3_d88a_9ea7_da79),
     ("cerise-persp-256-0bdae2e48e18", 0xae6d_6196_f651_ee0f),
     ("cerise-persp-256-e1433c91d00b", 0x5abb_2acb_4e71_3d33),
     ("cerise-persp-256-77403bb2952a", 0xff05_261c_6856_a49c),
@@ -508,6 +510,7 @@ fn int8_incremental_scores_equal_scores_from_scratch_bit_for_bit() {
 
 /// FNV-1a of every int8 score on [`search_like_calls`], as [`RECORDED_BITS`] for f32.
 const RECORDED_INT8_BITS: &[(&str, u64)] = &[
+    ("cerise-persp-256-a1bb6e26ffa6", 0x524a_4b4d_4fdf_b03d),
     ("cerise-persp-256-0bdae2e48e18", 0xf58d_af22_f0fb_0565),
     ("cerise-persp-256-e1433c91d00b", 0xb6f4_247a_4050_9b88),
     ("cerise-persp-256-77403bb2952a", 0xc879_780d_eeaf_72cb),
