@@ -18,7 +18,7 @@ fn main() {
 
 /// The file stem of the shipped default net in nets/ (its card is `nets/<DEFAULT>.md`). This is
 /// the one place it is named: the crate reads it as `CERISE_DEFAULT_NAME`.
-const DEFAULT: &str = "cerise-persp-256-6c18f86880f2";
+const DEFAULT: &str = "cerise-persp-256-a65255c99aad";
 
 /// `CERISE_EVALFILE` (set by `make EVALFILE=…`, for OpenBench) names a .safetensors net to
 /// embed instead of the shipped default; a relative path is taken from the crate root.
