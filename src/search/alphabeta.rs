@@ -257,6 +257,8 @@ pub fn search(
     // searched at shallow non-PV nodes: once a move has been searched, and unless we are
     // being mated, they are very unlikely to raise alpha.
     let may_prune = !pv_node && !in_check && (2..=LATE_PRUNE_MAX_DEPTH).contains(&depth);
+    // A node whose eval is not improving on two plies ago expects less from its late quiets.
+    let improving = may_prune && td.improving(ply, static_eval);
     // Moves that lose material by static exchange, by more than the depth allows, are
     // not searched either (at PV nodes too), once a move has been.
     let see_prune = !in_check && depth <= SEE_PRUNE_MAX_DEPTH;
@@ -297,7 +299,10 @@ pub fn search(
                 pos: child_pos,
                 eval,
             };
-            if may_prune && best.may_skip(n) && skips_quiet_child(&child, n, depth, best.alpha) {
+            if may_prune
+                && best.may_skip(n)
+                && skips_quiet_child(&child, n, depth, best.alpha, improving)
+            {
                 n += 1;
                 continue;
             }
@@ -359,7 +364,10 @@ pub fn search(
         for (k, &(_, i)) in buf.order.iter().enumerate() {
             let n = k + first;
             let child = &buf.children[i as usize];
-            if may_prune && best.may_skip(n) && skips_quiet_child(child, n, depth, best.alpha) {
+            if may_prune
+                && best.may_skip(n)
+                && skips_quiet_child(child, n, depth, best.alpha, improving)
+            {
                 continue;
             }
             if see_prune
@@ -595,9 +603,12 @@ pub fn refined_eval(static_eval: i32, tt_score: i32, bound: TtBound) -> i32 {
 /// Late-move and futility pruning of the `n`-th quiet move (0-based, in search order) at a
 /// node of `depth`, whose static value after the move (from the node's side) is `value`.
 /// Unlike the usual futility test on the parent's eval plus a guess of the move's gain, the
-/// child's own eval is known here: the node's batch has scored every child.
-pub fn skip_quiet(n: usize, depth: i32, value: i32, alpha: i32) -> bool {
-    let late = n >= LMP_BASE + (depth * depth) as usize;
+/// child's own eval is known here: the node's batch has scored every child. A node that is
+/// not `improving` searches half as many quiets before the late ones are skipped (Ethereal's
+/// shape), since its late quiets are less likely still to raise alpha.
+pub fn skip_quiet(n: usize, depth: i32, value: i32, alpha: i32, improving: bool) -> bool {
+    let count = LMP_BASE + (depth * depth) as usize;
+    let late = n >= if improving { count } else { count / 2 };
     late || futile(value, depth, alpha)
 }
 
@@ -609,8 +620,10 @@ fn futile(value: i32, depth: i32, alpha: i32) -> bool {
 
 /// [`skip_quiet`] for a built child, move `n` of its node: only a quiet move that gives
 /// no check is pruned.
-fn skips_quiet_child(child: &Child, n: usize, depth: i32, alpha: i32) -> bool {
-    !is_noisy(&child.mv) && skip_quiet(n, depth, -child.eval, alpha) && !child.pos.is_check()
+fn skips_quiet_child(child: &Child, n: usize, depth: i32, alpha: i32, improving: bool) -> bool {
+    !is_noisy(&child.mv)
+        && skip_quiet(n, depth, -child.eval, alpha, improving)
+        && !child.pos.is_check()
 }
 
 /// PVS with late move reductions for one child of an interior node (depth ≥ 2).
@@ -931,16 +944,25 @@ mod tests {
 
     #[test]
     fn late_or_hopeless_quiets_are_skipped() {
-        // Late: from move 3 + d² on, whatever its value.
-        assert!(!skip_quiet(6, 2, 500, 0));
-        assert!(skip_quiet(7, 2, 500, 0));
-        assert!(!skip_quiet(11, 3, 500, 0));
-        assert!(skip_quiet(12, 3, 500, 0));
+        // Late, improving: from move 3 + d² on, whatever its value.
+        assert!(!skip_quiet(6, 2, 500, 0, true));
+        assert!(skip_quiet(7, 2, 500, 0, true));
+        assert!(!skip_quiet(11, 3, 500, 0, true));
+        assert!(skip_quiet(12, 3, 500, 0, true));
+        assert!(!skip_quiet(66, 8, 500, 0, true));
+        assert!(skip_quiet(67, 8, 500, 0, true));
+        // Not improving: from half as many.
+        assert!(!skip_quiet(2, 2, 500, 0, false));
+        assert!(skip_quiet(3, 2, 500, 0, false));
+        assert!(!skip_quiet(32, 8, 500, 0, false));
+        assert!(skip_quiet(33, 8, 500, 0, false));
         // Futile: its own value plus 100 cp a ply of depth does not reach alpha.
-        assert!(skip_quiet(1, 2, -250, 0));
-        assert!(skip_quiet(1, 2, -200, 0));
-        assert!(!skip_quiet(1, 2, -199, 0));
-        assert!(!skip_quiet(1, 3, -250, 0));
+        assert!(skip_quiet(1, 2, -250, 0, true));
+        assert!(skip_quiet(1, 2, -200, 0, true));
+        assert!(!skip_quiet(1, 2, -199, 0, true));
+        assert!(!skip_quiet(1, 3, -250, 0, true));
+        assert!(skip_quiet(1, 8, -800, 0, true));
+        assert!(!skip_quiet(1, 8, -799, 0, true));
     }
 
     /// Searches `fen` at `depth` (ply 2, window `window`) with the TT holding `tt` (uci) as

@@ -109,9 +109,12 @@ pub const IIR_MIN_DEPTH: i32 = 4;
 
 /// Late-move and futility pruning, at non-PV nodes of depth 2 to `LATE_PRUNE_MAX_DEPTH`
 /// out of check (at depth 1 a quiet child costs nothing more than its batch eval): a quiet
-/// move that gives no check is skipped from the `LMP_BASE + depth²`-th move on, or when its
-/// child's static value plus `FUTILITY_MARGIN` per ply of depth is still at most alpha.
-pub const LATE_PRUNE_MAX_DEPTH: i32 = 3;
+/// move that gives no check is skipped from the `LMP_BASE + depth²`-th move on (half that
+/// at a node that is not improving), or when its child's static value plus
+/// `FUTILITY_MARGIN` per ply of depth is still at most alpha. Depth 8, as Ethereal: to
+/// depth 3 only, the deeper nodes searched every late quiet (patch 0020 tried this shape on
+/// an older search).
+pub const LATE_PRUNE_MAX_DEPTH: i32 = 8;
 pub const LMP_BASE: usize = 3;
 pub const FUTILITY_MARGIN: i32 = 100;
 
