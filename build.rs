@@ -20,21 +20,33 @@ fn main() {
 /// the one place it is named: the crate reads it as `CERISE_DEFAULT_NAME`.
 const DEFAULT: &str = "cerise-persp-256-a65255c99aad";
 
+/// The file stem of the shipped Chess960 net in nets/: what `EvalFile` = `<embedded>` plays
+/// with under `UCI_Chess960` (a net that plays Chess960 better than [`DEFAULT`] and was not
+/// shown to match it from standard openings). The crate reads it as
+/// `CERISE_DEFAULT_CHESS960_NAME`.
+const DEFAULT_CHESS960: &str = "cerise-persp-256-5e64ad9e9b60";
+
 /// `CERISE_EVALFILE` (set by `make EVALFILE=…`, for OpenBench) names a .safetensors net to
-/// embed instead of the shipped default; a relative path is taken from the crate root.
+/// embed instead of the shipped default; a relative path is taken from the crate root. Such a
+/// build embeds that one net for Chess960 too: a tester who names a net means that net.
 fn embedded_net() {
     println!("cargo:rustc-env=CERISE_DEFAULT_NAME={DEFAULT}");
+    println!("cargo:rustc-env=CERISE_DEFAULT_CHESS960_NAME={DEFAULT_CHESS960}");
     println!("cargo:rerun-if-env-changed=CERISE_EVALFILE");
     let root = std::path::PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap_or_default());
     let chosen = std::env::var("CERISE_EVALFILE")
         .ok()
         .filter(|file| !file.trim().is_empty());
-    let path = match &chosen {
-        Some(file) => root.join(file.trim()),
-        None => root.join("nets").join(format!("{DEFAULT}.safetensors")),
+    let shipped = |stem: &str| root.join("nets").join(format!("{stem}.safetensors"));
+    let (path, path_chess960) = match &chosen {
+        Some(file) => (root.join(file.trim()), root.join(file.trim())),
+        None => (shipped(DEFAULT), shipped(DEFAULT_CHESS960)),
     };
     // include_bytes! would fail with a less helpful message; each cause names its own fix.
-    if !path.is_file() {
+    for (path, stem) in [(&path, DEFAULT), (&path_chess960, DEFAULT_CHESS960)] {
+        if path.is_file() {
+            continue;
+        }
         let shown = path.display();
         match chosen {
             Some(_) => panic!(
@@ -43,14 +55,19 @@ fn embedded_net() {
                  embed the default"
             ),
             None => panic!(
-                "the default net {DEFAULT} is missing: no file at {shown}. It ships in nets/ \
-                 with the sources; restore it (git checkout -- nets/{DEFAULT}.safetensors), or \
+                "the shipped net {stem} is missing: no file at {shown}. It ships in nets/ \
+                 with the sources; restore it (git checkout -- nets/{stem}.safetensors), or \
                  set CERISE_EVALFILE to another .safetensors net"
             ),
         }
     }
-    let stem = path.file_stem().unwrap_or_default().to_string_lossy();
-    println!("cargo:rerun-if-changed={}", path.display());
-    println!("cargo:rustc-env=CERISE_EMBEDDED_PATH={}", path.display());
-    println!("cargo:rustc-env=CERISE_EMBEDDED_NAME={stem}");
+    for (path, slot) in [(&path, ""), (&path_chess960, "_CHESS960")] {
+        let stem = path.file_stem().unwrap_or_default().to_string_lossy();
+        println!("cargo:rerun-if-changed={}", path.display());
+        println!(
+            "cargo:rustc-env=CERISE_EMBEDDED{slot}_PATH={}",
+            path.display()
+        );
+        println!("cargo:rustc-env=CERISE_EMBEDDED{slot}_NAME={stem}");
+    }
 }

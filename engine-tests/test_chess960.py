@@ -87,3 +87,32 @@ def test_the_option_sent_after_position_still_changes_the_notation(engine):
     engine.send("setoption name UCI_Chess960 value false")
     out = engine.go("go depth 3 searchmoves e1h1")
     assert out.bestmove() == "e1g1", engine.dump()
+
+
+def shipped_net(constant: str) -> str:
+    """The file stem build.rs names as `constant` (DEFAULT or DEFAULT_CHESS960)."""
+    for line in (REPO / "build.rs").read_text().splitlines():
+        if line.startswith(f"const {constant}: &str = "):
+            return line.split('"')[1]
+    raise AssertionError(f"build.rs names no {constant}")
+
+
+def test_chess960_plays_its_own_net_and_standard_the_default(engine):
+    default, chess960 = shipped_net("DEFAULT"), shipped_net("DEFAULT_CHESS960")
+    assert default != chess960
+    evaluator = lambda lines: [l.text for l in lines if l.text.startswith("info string evaluator")]
+    engine.send("setoption name UCI_Chess960 value true")
+    lines = engine.sync()
+    assert engine.errors(lines) == [], engine.dump()
+    told = evaluator(lines)
+    assert len(told) == 1 and chess960 in told[0], engine.dump()
+    engine.send(f"position fen {SHREDDER}")
+    board_after(SHREDDER, [engine.go("go depth 5").bestmove()])
+    engine.send("setoption name UCI_Chess960 value false")
+    told = evaluator(engine.sync())
+    assert len(told) == 1 and default in told[0], engine.dump()
+    # A named evaluator is used in both kinds of game: the option then reloads nothing.
+    engine.send("setoption name EvalFile value <material>")
+    engine.sync()
+    engine.send("setoption name UCI_Chess960 value true")
+    assert evaluator(engine.sync()) == [], engine.dump()

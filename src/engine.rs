@@ -279,7 +279,8 @@ impl Engine {
                 Ok(None)
             }
             OptionChange::Chess960(_) => {
-                self.options.apply(change);
+                // `<embedded>` plays Chess960 with its own net: the evaluator may change.
+                let news = self.change_evaluator_option(change)?;
                 // The position keeps its moves but is read again, so castles are written
                 // the new way (a GUI may send the option after `position`).
                 let start = PositionSpec {
@@ -290,7 +291,7 @@ impl Engine {
                 if let Ok(root) = root_from_spec(&spec, self.castling_mode()) {
                     self.root = root;
                 }
-                Ok(None)
+                Ok(news)
             }
             OptionChange::ClearHash => {
                 self.clear_learned();
@@ -369,7 +370,8 @@ impl Engine {
     fn apply_evaluator_options(&mut self, options: Options) -> Result<Option<String>, String> {
         let old = &self.options;
         let is_net = !options.eval_file.is_builtin();
-        let reload = options.eval_file != old.eval_file
+        let reload = options.eval_file.for_variant(options.chess960)
+            != old.eval_file.for_variant(old.chess960)
             || options.device != old.device
             || (is_net
                 && (options.max_batch != old.max_batch
@@ -384,7 +386,8 @@ impl Engine {
     }
 
     fn replace_evaluator(&mut self, options: &Options) -> Result<(), String> {
-        let eval = crate::eval::open(&options.eval_file, options.device, net_config(options))
+        let spec = options.eval_file.for_variant(options.chess960);
+        let eval = crate::eval::open(&spec, options.device, net_config(options))
             .map_err(|e| format!("{e}; still using {}", self.eval.info().name))?;
         // A new cache: scores from the previous evaluator must not leak into the new one's
         // searches.
@@ -590,6 +593,29 @@ mod tests {
         engine.set_option("Hash", "2").unwrap();
         assert_eq!(engine.options().hash_mib, 2);
         assert_eq!(engine.tt.len(), TranspositionTable::new(2).len());
+    }
+
+    #[test]
+    fn chess960_plays_the_embedded_chess960_net_unless_evalfile_names_another() {
+        use crate::eval::embedded::{CHESS960_NAME, NAME};
+        let (mut engine, _rx) = engine();
+        let name = |engine: &Engine| engine.evaluator().info().name.clone();
+        assert!(name(&engine).contains(NAME));
+        let news = engine.set_option("UCI_Chess960", "true").unwrap();
+        assert!(news.is_some_and(|n| n.contains(CHESS960_NAME)));
+        assert!(name(&engine).contains(CHESS960_NAME), "{}", name(&engine));
+        // The castling mode still follows the option.
+        assert_eq!(engine.castling_mode(), CastlingMode::Chess960);
+        let news = engine.set_option("UCI_Chess960", "false").unwrap();
+        assert!(news.is_some_and(|n| n.contains(NAME)));
+        assert!(name(&engine).contains(NAME));
+        // A value other than `<embedded>` means itself in both variants: no reload.
+        engine.set_option("EvalFile", "<embedded960>").unwrap();
+        assert!(name(&engine).contains(CHESS960_NAME));
+        assert_eq!(engine.set_option("UCI_Chess960", "true").unwrap(), None);
+        engine.set_option("EvalFile", "<material>").unwrap();
+        assert_eq!(engine.set_option("UCI_Chess960", "false").unwrap(), None);
+        assert_eq!(engine.options().eval_file, EvalSpec::Material);
     }
 
     #[test]

@@ -18,13 +18,18 @@ pub const EVAL_MATERIAL: &str = "<material>";
 pub const EVAL_FAKE: &str = "<fake>";
 /// The net compiled into the binary (`crate::eval::embedded`), the default.
 pub const EVAL_EMBEDDED: &str = "<embedded>";
+/// The Chess960 net compiled into the binary, which `<embedded>` plays under `UCI_Chess960`.
+pub const EVAL_EMBEDDED_CHESS960: &str = "<embedded960>";
 
 /// What an `EvalFile` value names.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub enum EvalSpec {
-    /// The net compiled into the binary.
+    /// The net compiled into the binary: the Chess960 one where the caller plays Chess960
+    /// (see [`EvalSpec::for_variant`]).
     #[default]
     Embedded,
+    /// The Chess960 net compiled into the binary, whatever the variant.
+    EmbeddedChess960,
     /// The material count (no net).
     Material,
     /// The deterministic evaluator for tests (no net).
@@ -37,6 +42,15 @@ impl EvalSpec {
     /// The built-ins take no net settings (device, batch, backend).
     pub fn is_builtin(&self) -> bool {
         matches!(self, EvalSpec::Material | EvalSpec::Fake)
+    }
+
+    /// What to open for a game of the given kind: `<embedded>` means the Chess960 net in
+    /// Chess960 and the default net otherwise; every other value means itself.
+    pub fn for_variant(&self, chess960: bool) -> EvalSpec {
+        match self {
+            EvalSpec::Embedded if chess960 => EvalSpec::EmbeddedChess960,
+            other => other.clone(),
+        }
     }
 }
 
@@ -55,6 +69,8 @@ impl std::str::FromStr for EvalSpec {
             Err(format!("EvalFile needs a value: {}", choices()))
         } else if named(EVAL_EMBEDDED) {
             Ok(EvalSpec::Embedded)
+        } else if named(EVAL_EMBEDDED_CHESS960) {
+            Ok(EvalSpec::EmbeddedChess960)
         } else if named(EVAL_MATERIAL) {
             Ok(EvalSpec::Material)
         } else if named(EVAL_FAKE) {
@@ -67,13 +83,17 @@ impl std::str::FromStr for EvalSpec {
 
 /// What an `EvalFile` value may be, for the messages that refuse one.
 fn choices() -> String {
-    format!("{EVAL_EMBEDDED}, {EVAL_MATERIAL}, {EVAL_FAKE} or the path of a .safetensors net")
+    format!(
+        "{EVAL_EMBEDDED}, {EVAL_EMBEDDED_CHESS960}, {EVAL_MATERIAL}, {EVAL_FAKE} or the path \
+         of a .safetensors net"
+    )
 }
 
 impl std::fmt::Display for EvalSpec {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             EvalSpec::Embedded => f.write_str(EVAL_EMBEDDED),
+            EvalSpec::EmbeddedChess960 => f.write_str(EVAL_EMBEDDED_CHESS960),
             EvalSpec::Material => f.write_str(EVAL_MATERIAL),
             EvalSpec::Fake => f.write_str(EVAL_FAKE),
             EvalSpec::File(path) => write!(f, "{}", path.display()),
@@ -94,6 +114,11 @@ pub fn open(
         EvalSpec::Embedded => {
             let (net, origin) =
                 super::embedded::net().map_err(|e| format!("cannot load the embedded net: {e}"))?;
+            start_net(net, &origin, device, config)
+        }
+        EvalSpec::EmbeddedChess960 => {
+            let (net, origin) = super::embedded::chess960_net()
+                .map_err(|e| format!("cannot load the embedded Chess960 net: {e}"))?;
             start_net(net, &origin, device, config)
         }
         EvalSpec::File(path) => open_file(path, device, config),
@@ -238,6 +263,8 @@ mod tests {
         for (text, spec) in [
             ("<embedded>", EvalSpec::Embedded),
             (" EMBEDDED ", EvalSpec::Embedded),
+            ("<embedded960>", EvalSpec::EmbeddedChess960),
+            ("Embedded960", EvalSpec::EmbeddedChess960),
             ("<Material>", EvalSpec::Material),
             ("material", EvalSpec::Material),
             ("<FAKE>", EvalSpec::Fake),
@@ -334,6 +361,32 @@ mod tests {
             super::super::embedded::NAME
         );
         assert_eq!(scores("<embedded>", &boards), scores(&file, &boards));
+    }
+
+    #[test]
+    fn the_embedded_chess960_net_is_its_file_in_nets_and_embedded_means_it_in_chess960() {
+        let boards = crate::chess::sample_boards(20);
+        let name = super::super::embedded::CHESS960_NAME;
+        let file = format!("{}/nets/{name}.safetensors", env!("CARGO_MANIFEST_DIR"));
+        assert_eq!(scores("<embedded960>", &boards), scores(&file, &boards));
+        let config = NetEvaluatorConfig::default();
+        let eval = open(
+            &EvalSpec::Embedded.for_variant(true),
+            DeviceChoice::Cpu,
+            config,
+        )
+        .expect("loads");
+        assert!(eval.info().name.contains(name), "{}", eval.info().name);
+        // Standard play, and every named value, are what they say in either variant.
+        assert_eq!(EvalSpec::Embedded.for_variant(false), EvalSpec::Embedded);
+        for spec in [
+            EvalSpec::EmbeddedChess960,
+            EvalSpec::Material,
+            EvalSpec::File("a.safetensors".into()),
+        ] {
+            assert_eq!(spec.for_variant(true), spec);
+            assert_eq!(spec.for_variant(false), spec);
+        }
     }
 
     #[test]
