@@ -42,32 +42,33 @@ fn embedded_net() {
         Some(file) => (root.join(file.trim()), root.join(file.trim())),
         None => (shipped(DEFAULT), shipped(DEFAULT_CHESS960)),
     };
-    // include_bytes! would fail with a less helpful message; each cause names its own fix.
-    for (path, stem) in [(&path, DEFAULT), (&path_chess960, DEFAULT_CHESS960)] {
-        if path.is_file() {
-            continue;
+    let slots = [
+        (&path, DEFAULT, ""),
+        (&path_chess960, DEFAULT_CHESS960, "_CHESS960"),
+    ];
+    for (path, stem, slot) in slots {
+        // include_bytes! would fail with a less helpful message; each cause names its own fix.
+        if !path.is_file() {
+            let shown = path.display();
+            match chosen {
+                Some(_) => panic!(
+                    "CERISE_EVALFILE: no net file at {shown} (a relative path is taken from the \
+                     crate root); name an existing .safetensors net, or unset CERISE_EVALFILE \
+                     to embed the default"
+                ),
+                None => panic!(
+                    "the shipped net {stem} is missing: no file at {shown}. It ships in nets/ \
+                     with the sources; restore it (git checkout -- nets/{stem}.safetensors), \
+                     or set CERISE_EVALFILE to another .safetensors net"
+                ),
+            }
         }
-        let shown = path.display();
-        match chosen {
-            Some(_) => panic!(
-                "CERISE_EVALFILE: no net file at {shown} (a relative path is taken from the \
-                 crate root); name an existing .safetensors net, or unset CERISE_EVALFILE to \
-                 embed the default"
-            ),
-            None => panic!(
-                "the shipped net {stem} is missing: no file at {shown}. It ships in nets/ \
-                 with the sources; restore it (git checkout -- nets/{stem}.safetensors), or \
-                 set CERISE_EVALFILE to another .safetensors net"
-            ),
-        }
-    }
-    for (path, slot) in [(&path, ""), (&path_chess960, "_CHESS960")] {
-        let stem = path.file_stem().unwrap_or_default().to_string_lossy();
+        let file_stem = path.file_stem().unwrap_or_default().to_string_lossy();
         println!("cargo:rerun-if-changed={}", path.display());
         println!(
             "cargo:rustc-env=CERISE_EMBEDDED{slot}_PATH={}",
             path.display()
         );
-        println!("cargo:rustc-env=CERISE_EMBEDDED{slot}_NAME={stem}");
+        println!("cargo:rustc-env=CERISE_EMBEDDED{slot}_NAME={file_stem}");
     }
 }

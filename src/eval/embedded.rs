@@ -33,14 +33,17 @@ pub static CHESS960_BYTES: &[u8] = include_bytes!(env!("CERISE_EMBEDDED_CHESS960
 
 /// The embedded net, validated, and the origin to name it by.
 pub fn net() -> Result<(NetFile, String), NetError> {
-    let origin = format!("{NAME}.safetensors");
-    Ok((load_bytes(BYTES, &origin)?, origin))
+    validated(BYTES, NAME)
 }
 
 /// The embedded Chess960 net, validated, and the origin to name it by.
 pub fn chess960_net() -> Result<(NetFile, String), NetError> {
-    let origin = format!("{CHESS960_NAME}.safetensors");
-    Ok((load_bytes(CHESS960_BYTES, &origin)?, origin))
+    validated(CHESS960_BYTES, CHESS960_NAME)
+}
+
+fn validated(bytes: &[u8], name: &str) -> Result<(NetFile, String), NetError> {
+    let origin = format!("{name}.safetensors");
+    Ok((load_bytes(bytes, &origin)?, origin))
 }
 
 /// Starts a libtorch [`super::NetEvaluator`] on the embedded net.
