@@ -24,7 +24,7 @@ const DEFAULT: &str = "cerise-persp-256-a65255c99aad";
 /// with under `UCI_Chess960` (a net that plays Chess960 better than [`DEFAULT`] and was not
 /// shown to match it from standard openings). The crate reads it as
 /// `CERISE_DEFAULT_CHESS960_NAME`.
-const DEFAULT_CHESS960: &str = "cerise-persp-256-5e64ad9e9b60";
+const DEFAULT_CHESS960: &str = "cerise-persp-256-96cdd861f83e";
 
 /// `CERISE_EVALFILE` (set by `make EVALFILE=…`, for OpenBench) names a .safetensors net to
 /// embed instead of the shipped default; a relative path is taken from the crate root. Such a

@@ -38,6 +38,7 @@ pub(super) fn shipped(name: &str) -> NetFile {
 pub(super) fn shipped_nets() -> Vec<(&'static str, NetFile)> {
     [
         "cerise-persp-256-a65255c99aad",
+        "cerise-persp-256-96cdd861f83e",
         "cerise-persp-256-5e64ad9e9b60",
         "cerise-persp-256-6c18f86880f2",
         "cerise-persp-256-a1bb6e26ffa6",
@@ -384,6 +385,7 @@ fn score_bits(eval: &NativeEvaluator, calls: &[(CompactBoard, Vec<CompactBoard>)
 /// where a CPU has both.
 const RECORDED_BITS: &[(&str, u64)] = &[
     ("cerise-persp-256-a65255c99aad", 0x29e7_415a_7f62_5afc),
+    ("cerise-persp-256-96cdd861f83e", 0x7103_d07f_e2ef_70db),
     ("cerise-persp-256-5e64ad9e9b60", 0x6c4b_d44f_9eee_05e8),
     ("cerise-persp-256-6c18f86880f2", 0xfcbb_85cd_6fac_48cb),
     ("cerise-persp-256-a1bb6e26ffa6", 0xf1c3_d88a_9ea7_da79),
@@ -517,6 +519,7 @@ fn int8_incremental_scores_equal_scores_from_scratch_bit_for_bit() {
 /// FNV-1a of every int8 score on [`search_like_calls`], as [`RECORDED_BITS`] for f32.
 const RECORDED_INT8_BITS: &[(&str, u64)] = &[
     ("cerise-persp-256-a65255c99aad", 0x9d08_008a_2ef3_1dae),
+    ("cerise-persp-256-96cdd861f83e", 0x4e79_c18a_6513_310f),
     ("cerise-persp-256-5e64ad9e9b60", 0x4e90_aebc_1dd9_fc17),
     ("cerise-persp-256-6c18f86880f2", 0xa7cc_94e3_ee91_cc14),
     ("cerise-persp-256-a1bb6e26ffa6", 0x524a_4b4d_4fdf_b03d),
