@@ -47,8 +47,17 @@ impl EvalSpec {
     /// What to open for a game of the given kind: `<embedded>` means the Chess960 net in
     /// Chess960 and the default net otherwise; every other value means itself.
     pub fn for_variant(&self, chess960: bool) -> EvalSpec {
+        let two_nets = super::embedded::CHESS960_NAME != super::embedded::NAME;
+        self.for_variant_of(chess960, two_nets)
+    }
+
+    /// [`EvalSpec::for_variant`] for a build that embeds `two_nets` (a Chess960 net other
+    /// than the default) or one net in both slots (a build with `CERISE_EVALFILE`), where
+    /// `<embedded>` stays itself so that turning `UCI_Chess960` on or off reloads nothing
+    /// and keeps the tables.
+    fn for_variant_of(&self, chess960: bool, two_nets: bool) -> EvalSpec {
         match self {
-            EvalSpec::Embedded if chess960 => EvalSpec::EmbeddedChess960,
+            EvalSpec::Embedded if chess960 && two_nets => EvalSpec::EmbeddedChess960,
             other => other.clone(),
         }
     }
@@ -387,6 +396,24 @@ mod tests {
             assert_eq!(spec.for_variant(true), spec);
             assert_eq!(spec.for_variant(false), spec);
         }
+    }
+
+    #[test]
+    fn a_build_with_one_net_in_both_slots_keeps_embedded_in_chess960() {
+        // `CERISE_EVALFILE` puts its net in both slots: switching between them would reload
+        // the same net and clear the tables for nothing.
+        assert_eq!(
+            EvalSpec::Embedded.for_variant_of(true, false),
+            EvalSpec::Embedded
+        );
+        assert_eq!(
+            EvalSpec::Embedded.for_variant_of(true, true),
+            EvalSpec::EmbeddedChess960
+        );
+        assert_eq!(
+            EvalSpec::EmbeddedChess960.for_variant_of(false, false),
+            EvalSpec::EmbeddedChess960
+        );
     }
 
     #[test]
